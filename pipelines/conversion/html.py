@@ -1,0 +1,99 @@
+"""HTML pages: trafilatura drops navigation and boilerplate and keeps the main text.
+
+trafilatura is asked for Markdown so that h1-h6 survive as `#` headings, which
+markdown.parse_markdown turns into sections. When trafilatura finds no main content (very
+short pages) or cannot be imported, a plain lxml walk stands in, so a page is never lost.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from types import ModuleType
+
+import lxml.html
+from lxml import etree
+
+from pipelines.conversion._common import ConversionError, build_document, stem_title
+from pipelines.conversion.markdown import parse_markdown
+from pipelines.documents import Document, FailureReason
+from pipelines.sources.item import SourceItem
+
+_DROP_TAGS = (
+    "script", "style", "noscript", "template", "nav", "header", "footer", "aside",
+    "form", "svg", "iframe", "button",
+)  # fmt: skip
+_BLOCK_TAGS = frozenset({
+    "p", "div", "section", "article", "main", "li", "ul", "ol", "dl", "dt", "dd", "tr",
+    "table", "pre", "blockquote", "br", "hr", "figure", "figcaption", "address",
+})  # fmt: skip
+_HEADING_TAGS = {f"h{level}": level for level in range(1, 7)}
+
+
+@functools.cache
+def _trafilatura() -> ModuleType | None:
+    try:
+        return importlib.import_module("trafilatura")
+    except ImportError:  # e.g. lxml>=5.2 without lxml_html_clean, which justext needs
+        return None
+
+
+def _with_trafilatura(data: bytes) -> tuple[str, str] | None:
+    """(markdown, title) from trafilatura, or None when it is unavailable or finds nothing."""
+    module = _trafilatura()
+    if module is None:
+        return None
+    extracted = module.bare_extraction(
+        data, with_metadata=True, include_formatting=True, include_tables=True
+    )
+    if extracted is None or not (extracted.text or "").strip():
+        return None
+    return extracted.text, (extracted.title or "").strip()
+
+
+def _with_lxml(data: bytes) -> tuple[str, str]:
+    """Markdown-ish text of <main>/<article>/<body> minus obvious chrome, and the <title>."""
+    try:
+        root = lxml.html.document_fromstring(data)
+    except (etree.ParserError, ValueError) as exc:
+        raise ConversionError(FailureReason.CORRUPT, f"unparseable HTML: {exc}") from exc
+    title = " ".join((root.findtext(".//title") or "").split())
+    for element in root.xpath("//" + " | //".join(_DROP_TAGS)):
+        element.drop_tree()
+    content = next(
+        (found[0] for tag in ("main", "article", "body") if (found := root.xpath(f"//{tag}"))),
+        root,
+    )
+    for element in content.iter():
+        if not isinstance(element.tag, str):
+            continue
+        level = _HEADING_TAGS.get(element.tag)
+        if level is not None:
+            element.text = "\n\n" + "#" * level + " " + (element.text or "").lstrip()
+            element.tail = "\n\n" + (element.tail or "")
+        elif element.tag in _BLOCK_TAGS:
+            element.text = "\n" + (element.text or "")
+            element.tail = "\n" + (element.tail or "")
+    lines = (" ".join(line.split()) for line in content.text_content().splitlines())
+    return "\n".join(lines), title
+
+
+def convert_html(item: SourceItem, space: str) -> Document:
+    extracted = _with_trafilatura(item.data)
+    if extracted is not None:
+        extractor, (markdown_text, title) = "trafilatura", extracted
+        parsed = parse_markdown(markdown_text)
+    else:
+        # <title> often carries a site-name suffix; the page's own h1 is the better title.
+        extractor, (markdown_text, page_title) = "lxml", _with_lxml(item.data)
+        parsed = parse_markdown(markdown_text)
+        title = parsed.first_h1 or page_title
+    return build_document(
+        item,
+        space,
+        fmt="html",
+        title=title or parsed.first_h1 or stem_title(item.uri),
+        text=parsed.text,
+        sections=parsed.sections,
+        metadata={"extractor": extractor},
+    )

@@ -1,0 +1,55 @@
+"""Typed settings from WIKIFUSE_* environment variables."""
+
+from __future__ import annotations
+
+import sys
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+import platformdirs
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def _default_home() -> Path:
+    return Path(platformdirs.user_data_dir("wikifuse"))
+
+
+def _default_model_dir() -> Path:
+    # Assembled at install time next to the interpreter, so every WIKIFUSE_HOME shares one copy.
+    return Path(sys.prefix) / "share" / "wikifuse" / "models" / "all-MiniLM-L6-v2"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="WIKIFUSE_", extra="ignore")
+
+    home: Path = Field(default_factory=_default_home)
+    embedding_model: str = DEFAULT_MODEL
+    model_dir: Path = Field(default_factory=_default_model_dir)
+    embed_batch_size: int = Field(default=32, ge=1)
+    # Characters of title + leading text handed to the model; it keeps 256 tokens anyway.
+    embed_max_chars: int = Field(default=2000, ge=100)
+    candidates: int = Field(default=20, ge=1, le=1000)
+    rrf_k: int = Field(default=60, ge=1)
+    pin_ratio: float | None = Field(default=1.05, gt=1.0)
+    hnsw_ef_search: int = Field(default=100, ge=1, le=1000)
+    query_cache_size: int = Field(default=256, ge=0)
+    max_file_bytes: int = Field(default=50_000_000, ge=1)
+    log_format: Literal["auto", "console", "json"] = "auto"
+    log_level: str = "WARNING"
+
+    @property
+    def postgres_dir(self) -> Path:
+        return self.home / "postgres"
+
+    @property
+    def keyword_index_dir(self) -> Path:
+        return self.home / "bm25"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

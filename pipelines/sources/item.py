@@ -1,0 +1,18 @@
+"""What a source hands to conversion: raw bytes plus where they came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+
+@dataclass(frozen=True)
+class SourceItem:
+    uri: str
+    data: bytes
+    modified: float | None = None
+    etag: str | None = None
+
+    @property
+    def suffix(self) -> str:
+        return PurePosixPath(self.uri.split("?", 1)[0]).suffix.lower()

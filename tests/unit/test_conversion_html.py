@@ -1,0 +1,74 @@
+"""HTML conversion: main text without boilerplate, title, heading sections."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipelines.conversion import convert, html
+from pipelines.documents import Document
+from pipelines.sources.item import SourceItem
+
+PAGE = b"""<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>Deploy Guide | Team Wiki</title>
+<script>var tracking = "should never be indexed";</script></head>
+<body>
+<nav><ul><li><a href="/">Home</a></li><li><a href="/teams">All teams directory</a></li></ul></nav>
+<header><div class="banner">Welcome to the intranet portal banner</div></header>
+<main><article>
+<h1>Deploy Guide</h1>
+<p>This guide explains how to deploy the payment service to production safely. It covers
+the whole rollout from preparation to the final promotion of the canary release.</p>
+<h2>Prerequisites</h2>
+<p>You need access to the cluster and a valid kubeconfig file for the production
+environment before you begin. Ask the platform team for a temporary grant.</p>
+<h2>Rollout</h2>
+<p>Run the deployment pipeline and watch the canary metrics for at least fifteen minutes
+before promoting. Roll back immediately when the error rate doubles.</p>
+</article></main>
+<footer>Copyright 2024 Example Corp. All rights reserved. Privacy policy.</footer>
+</body></html>"""
+
+
+def _check_page(doc: Document) -> None:
+    assert doc.title == "Deploy Guide"
+    assert "deploy the payment service to production safely" in doc.text
+    assert "Roll back immediately when the error rate doubles." in doc.text
+    for boilerplate in ("should never be indexed", "All rights reserved", "portal banner"):
+        assert boilerplate not in doc.text
+    sections = {section.title: section.text for section in doc.sections}
+    assert "Ask the platform team" in sections["Prerequisites"]
+    assert "fifteen minutes" in sections["Rollout"]
+    assert "fifteen minutes" not in sections["Prerequisites"]
+    assert doc.metadata["format"] == "html"
+
+
+@pytest.mark.parametrize("suffix", [".html", ".htm"])
+def test_html_page_main_text_title_and_sections(suffix: str) -> None:
+    result = convert(SourceItem(uri=f"https://wiki/deploy{suffix}", data=PAGE), "ops")
+    assert isinstance(result, Document), result
+    _check_page(result)
+
+
+def test_lxml_fallback_when_trafilatura_is_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(html, "_trafilatura", lambda: None)
+    result = convert(SourceItem(uri="https://wiki/deploy.html", data=PAGE), "ops")
+    assert isinstance(result, Document), result
+    assert result.metadata["extractor"] == "lxml"
+    assert "All teams directory" not in result.text
+    _check_page(result)
+
+
+def test_trafilatura_is_used_when_installed() -> None:
+    if html._trafilatura() is None:
+        pytest.skip("trafilatura cannot be imported in this environment")
+    result = convert(SourceItem(uri="https://wiki/deploy.html", data=PAGE), "ops")
+    assert isinstance(result, Document)
+    assert result.metadata["extractor"] == "trafilatura"
+
+
+def test_tiny_page_still_converts() -> None:
+    page = b"<html><head><title>Note</title></head><body><p>Short note.</p></body></html>"
+    result = convert(SourceItem(uri="https://wiki/note.html", data=page), "ops")
+    assert isinstance(result, Document), result
+    assert "Short note." in result.text
+    assert result.title == "Note"
