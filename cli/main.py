@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -17,6 +17,9 @@ from pipelines.search.filters import SearchFilters
 from pipelines.search.service import EmptyQuery, Mode, SearchRequest
 from pipelines.settings import Settings
 from pipelines.sources.local import SourceNotFound
+
+if TYPE_CHECKING:
+    from pipelines.runtime import EmbeddedRuntime
 
 app = typer.Typer(
     help="wikifuse: hybrid search (BM25 + embeddings, RRF with the BM25 pin) over team knowledge.",
@@ -46,7 +49,7 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(code=2)
 
 
-def _runtime(settings: Settings):  # type: ignore[no-untyped-def]
+def _runtime(settings: Settings) -> EmbeddedRuntime:
     """Opened lazily so `--help` and argument errors never start Postgres."""
     from pipelines.embedding.model_files import ModelAssemblyError
     from pipelines.runtime import EmbeddedRuntime

@@ -2,16 +2,13 @@
 
 trafilatura is asked for Markdown so that h1-h6 survive as `#` headings, which
 markdown.parse_markdown turns into sections. When trafilatura finds no main content (very
-short pages) or cannot be imported, a plain lxml walk stands in, so a page is never lost.
+short pages), a plain lxml walk stands in, so a page is never lost.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
-from types import ModuleType
-
 import lxml.html
+import trafilatura
 from lxml import etree
 
 from pipelines.conversion._common import ConversionError, build_document, stem_title
@@ -30,25 +27,16 @@ _BLOCK_TAGS = frozenset({
 _HEADING_TAGS = {f"h{level}": level for level in range(1, 7)}
 
 
-@functools.cache
-def _trafilatura() -> ModuleType | None:
-    try:
-        return importlib.import_module("trafilatura")
-    except ImportError:  # e.g. lxml>=5.2 without lxml_html_clean, which justext needs
-        return None
-
-
 def _with_trafilatura(data: bytes) -> tuple[str, str] | None:
-    """(markdown, title) from trafilatura, or None when it is unavailable or finds nothing."""
-    module = _trafilatura()
-    if module is None:
-        return None
-    extracted = module.bare_extraction(
+    """(markdown, title) from trafilatura, or None when it finds no main content."""
+    extracted = trafilatura.bare_extraction(
         data, with_metadata=True, include_formatting=True, include_tables=True
     )
-    if extracted is None or not (extracted.text or "").strip():
+    if extracted is None:
         return None
-    return extracted.text, (extracted.title or "").strip()
+    fields = extracted if isinstance(extracted, dict) else extracted.as_dict()
+    text = str(fields.get("text") or "")
+    return (text, str(fields.get("title") or "").strip()) if text.strip() else None
 
 
 def _with_lxml(data: bytes) -> tuple[str, str]:

@@ -133,14 +133,17 @@ class IngestService:
         bound = log.bind(job_id=job_id, space=space)
         bound.info("ingest.start", sources=len(sources))
         try:
-            stored = self._documents.states(space)
+            stored = {space: self._documents.states(space)}
             changed = self._convert_and_store(sources, to_candidate, stored, summary, progress)
             seen = summary_uris(summary)
-            gone = [state for uri, state in stored.items() if is_gone(uri, seen)]
+            gone = [state for uri, state in stored[space].items() if is_gone(uri, seen)]
             self._delete(gone, summary)
-            if embed:
-                self._embed_missing(space, progress, summary)
-            self._index(space, changed, progress, summary)
+            # A Markdown front matter may file a page under another space than the job's.
+            spaces = sorted({space, *(doc.space for doc in changed)})
+            for touched in spaces:
+                if embed:
+                    self._embed_missing(touched, progress, summary)
+                self._index(touched, [d for d in changed if d.space == touched], progress, summary)
         except Exception:
             self._jobs.finish(job_id, "failed", summary.counts(), summary.failures())
             bound.exception("ingest.failed")
@@ -154,11 +157,15 @@ class IngestService:
         self,
         sources: Sequence[Any],
         to_candidate: Callable[[Any], _Candidate | tuple[str, str]],
-        stored: dict[str, StoredState],
+        stored: dict[str, dict[str, StoredState]],
         summary: IngestSummary,
         progress: Progress,
     ) -> list[Document]:
-        """Convert what changed and write it to Postgres; returns the documents to (re)index."""
+        """Convert what changed and write it to Postgres; returns the documents to (re)index.
+
+        `stored` holds the stored states by space, starting with the job's; others are loaded
+        when a document turns out to belong elsewhere."""
+        job_space = next(iter(stored))
         progress.stage("convert", len(sources))
         changed: list[Document] = []
         pending: list[tuple[Document, str | None]] = []
@@ -168,7 +175,7 @@ class IngestService:
             if isinstance(candidate, tuple):
                 summary.failed.append(candidate)
                 continue
-            previous = stored.get(candidate.uri)
+            previous = stored[job_space].get(candidate.uri)
             if previous is not None and previous.source_hash == candidate.source_hash:
                 summary.unchanged.append(candidate.uri)
                 continue
@@ -177,6 +184,10 @@ class IngestService:
                 # The previous version, if any, stays searchable: a broken save loses nothing.
                 summary.failed.append((candidate.uri, result.describe()))
                 continue
+            if result.space != job_space:
+                if result.space not in stored:
+                    stored[result.space] = self._documents.states(result.space)
+                previous = stored[result.space].get(candidate.uri)
             if previous is not None and previous.content_hash == result.content_hash:
                 self._documents.set_source_hash(previous.id, candidate.source_hash)
                 summary.unchanged.append(candidate.uri)

@@ -136,3 +136,54 @@ def test_dureader_bm25_and_hybrid(cli_env: dict[str, str]) -> None:
     assert hybrid["ndcg@10"] == bm25["ndcg@10"]
     # Only the few passages that are mostly Latin text (numbers, English names) get a vector.
     assert hybrid["embedded"] < 20
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_serve_answers_while_the_cli_ingests(cli_env: dict[str, str], tmp_path: Path) -> None:
+    """`wikifuse serve` and `wikifuse ingest` share one WIKIFUSE_HOME: the server sees new pages."""
+    import time
+
+    import httpx
+
+    port = _free_port()
+    server = subprocess.Popen(
+        [*WIKIFUSE, "serve", "--port", str(port)],
+        env=cli_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert server.poll() is None, server.stdout.read() if server.stdout else ""
+            assert time.monotonic() < deadline, "server did not come up in 60 s"
+            time.sleep(0.3)
+
+        (tmp_path / "aardvark.md").write_text("# Aardvark habitats\n\nAardvarks dig burrows.\n")
+        run(cli_env, "ingest", str(tmp_path), "--space", "served")
+        deadline = time.monotonic() + 10
+        while True:
+            body = httpx.post(
+                f"{base}/search", json={"query": "aardvark burrows", "space": "served"}, timeout=30
+            ).json()
+            if body["results"] or time.monotonic() > deadline:
+                break
+            time.sleep(0.3)
+        assert [r["title"] for r in body["results"]] == ["Aardvark habitats"]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

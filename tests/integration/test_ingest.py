@@ -108,3 +108,17 @@ def test_cjk_documents_are_not_embedded(runtime: EmbeddedRuntime, tmp_path: Path
     assert len(summary.added) == 2 and summary.embedded == 1
     assert _embedding_count(runtime, "cjk-embed") == 1
     assert _top_titles(runtime, "数据库切换", "cjk-embed") == ["数据库切换"]
+
+
+def test_front_matter_space_files_the_page_elsewhere(
+    runtime: EmbeddedRuntime, tmp_path: Path
+) -> None:
+    (tmp_path / "moved.md").write_text(
+        "---\ntitle: Moved page\nspace: elsewhere\n---\nThe narwhal registry lives here.\n"
+    )
+    first = runtime.ingest.ingest_paths([tmp_path], "job-space")
+    assert len(first.added) == 1 and first.embedded == 1
+    assert _top_titles(runtime, "narwhal registry", "elsewhere", "vector") == ["Moved page"]
+    assert _top_titles(runtime, "narwhal registry", "job-space") == []
+    again = runtime.ingest.ingest_paths([tmp_path], "job-space")
+    assert len(again.unchanged) == 1 and again.embedded == 0 and again.indexed == 0
