@@ -30,7 +30,8 @@ app = typer.Typer(
 model_app = typer.Typer(help="The offline embedding model.", no_args_is_help=True)
 app.add_typer(model_app, name="model")
 
-out = Console()
+# soft_wrap: long lines stay whole when piped (rich would cut them at 80 columns).
+out = Console(soft_wrap=True)
 err = Console(stderr=True)
 
 _USER_ERRORS: tuple[type[Exception], ...] = (SourceNotFound, DatasetError, EmptyQuery)

@@ -45,7 +45,9 @@ class TerminalProgress:
 
 
 class LineProgress:
-    """One line per stage and per 10% step, so a long job in a log still shows it is moving."""
+    """A line per stage, and per 10% step of a long stage, so a job in a log shows it moves."""
+
+    _STEP_FROM = 200  # smaller stages only say when they start
 
     def __init__(self) -> None:
         self._name = ""
@@ -59,7 +61,9 @@ class LineProgress:
 
     def advance(self, count: int = 1) -> None:
         self._done += count
-        if self._total and self._done / self._total >= self._next_report:
+        if self._total < self._STEP_FROM:
+            return
+        if self._done / self._total >= self._next_report:
             print(f"{self._name}: {self._done}/{self._total}", file=sys.stderr, flush=True)
             while self._next_report <= self._done / self._total:
                 self._next_report += 0.1

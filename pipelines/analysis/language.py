@@ -11,6 +11,8 @@ _CJK_CHAR = re.compile(
 )
 
 CJK_EMBED_THRESHOLD = 0.30
+# Document.language of a mostly-CJK document: it stays on BM25 and is never embedded.
+CJK_LANGUAGE = "cjk"
 
 
 def is_cjk_char(char: str) -> bool:
@@ -43,4 +45,4 @@ def detect_language(text: str) -> str:
 
     Finer detection is not needed by anything downstream yet.
     """
-    return "cjk" if is_mostly_cjk(text) else "und"
+    return CJK_LANGUAGE if is_mostly_cjk(text) else "und"

@@ -16,7 +16,7 @@ from typing import Any
 
 import structlog
 
-from pipelines.analysis.language import is_mostly_cjk
+from pipelines.analysis.language import CJK_LANGUAGE
 from pipelines.conversion import convert
 from pipelines.documents import ConversionFailure, Document
 from pipelines.embedding.embedder import Embedder
@@ -138,6 +138,8 @@ class IngestService:
             seen = summary_uris(summary)
             gone = [state for uri, state in stored[space].items() if is_gone(uri, seen)]
             self._delete(gone, summary)
+            # A page that became mostly CJK loses the vector of its earlier version.
+            self._vectors.delete_for([d.id for d in changed if d.language == CJK_LANGUAGE])
             # A Markdown front matter may file a page under another space than the job's.
             spaces = sorted({space, *(doc.space for doc in changed)})
             for touched in spaces:
@@ -210,8 +212,13 @@ class IngestService:
         summary.deleted.extend(state.source_uri for state in gone)
 
     def _embed_missing(self, space: str, progress: Progress, summary: IngestSummary) -> None:
-        """Embed every document of the space that lacks a vector for this content and model."""
-        hashes = {state.id: state.content_hash for state in self._documents.states(space).values()}
+        """Embed every document of the space that lacks a vector for this content and model.
+        Mostly-CJK documents are never embedded: they stay on BM25."""
+        hashes = {
+            state.id: state.content_hash
+            for state in self._documents.states(space).values()
+            if state.language != CJK_LANGUAGE
+        }
         embedder: Embedder | None = None
         fingerprint = self._known_fingerprint()
         if fingerprint is None:
@@ -223,20 +230,16 @@ class IngestService:
         progress.stage("embed", len(todo))
         batch_size = max(self._settings.embed_batch_size * 4, 64)
         for start in range(0, len(todo), batch_size):
-            docs = self._documents.get_many(todo[start : start + batch_size])
-            cjk = [doc.id for doc in docs.values() if is_mostly_cjk(doc.text)]
-            self._vectors.delete_for(cjk)
-            to_embed = [doc for doc in docs.values() if doc.id not in set(cjk)]
-            if to_embed:
-                embedder = embedder or self._embedder()
-                texts = [embedding_text(doc, self._settings.embed_max_chars) for doc in to_embed]
-                vectors = embedder.embed_documents(texts)
-                self._vectors.upsert(
-                    [(d.id, d.content_hash, v) for d, v in zip(to_embed, vectors, strict=True)],
-                    embedder.fingerprint,
-                    embedder.dimensions,
-                )
-                summary.embedded += len(to_embed)
+            docs = list(self._documents.get_many(todo[start : start + batch_size]).values())
+            embedder = embedder or self._embedder()
+            texts = [embedding_text(doc, self._settings.embed_max_chars) for doc in docs]
+            vectors = embedder.embed_documents(texts)
+            self._vectors.upsert(
+                [(d.id, d.content_hash, v) for d, v in zip(docs, vectors, strict=True)],
+                embedder.fingerprint,
+                embedder.dimensions,
+            )
+            summary.embedded += len(docs)
             progress.advance(len(docs))
 
     def _known_fingerprint(self) -> str | None:

@@ -20,6 +20,7 @@ class StoredState:
     source_uri: str
     content_hash: str
     source_hash: str | None
+    language: str
 
 
 class DocumentStore:
@@ -30,7 +31,8 @@ class DocumentStore:
         """By source URI, every document of a space."""
         with self._db.connection() as conn:
             rows = conn.execute(
-                "SELECT id, source_uri, content_hash, source_hash FROM documents WHERE space = %s",
+                "SELECT id, source_uri, content_hash, source_hash, language FROM documents"
+                " WHERE space = %s",
                 (space,),
             ).fetchall()
         return {row[1]: StoredState(*row) for row in rows}

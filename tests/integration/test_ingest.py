@@ -109,6 +109,11 @@ def test_cjk_documents_are_not_embedded(runtime: EmbeddedRuntime, tmp_path: Path
     assert _embedding_count(runtime, "cjk-embed") == 1
     assert _top_titles(runtime, "数据库切换", "cjk-embed") == ["数据库切换"]
 
+    (tmp_path / "en.md").write_text("# 数据库切换（英文版已翻译）\n\n主库故障时提升从库，并通知值班工程师。\n")
+    changed = runtime.ingest.ingest_paths([tmp_path], "cjk-embed")
+    assert len(changed.updated) == 1 and changed.embedded == 0
+    assert _embedding_count(runtime, "cjk-embed") == 0
+
 
 def test_front_matter_space_files_the_page_elsewhere(
     runtime: EmbeddedRuntime, tmp_path: Path
