@@ -10,6 +10,7 @@ from types import TracebackType
 from pipelines.embedding.embedder import Embedder, load_embedder
 from pipelines.embedding.query_cache import CachedQueryEmbedder
 from pipelines.ingest.service import IngestService
+from pipelines.ingest.stages import IngestStages
 from pipelines.keyword.tantivy_index import TantivyKeywordIndex
 from pipelines.search.service import SearchService
 from pipelines.settings import Settings
@@ -35,13 +36,15 @@ class EmbeddedRuntime:
         self._executor = ThreadPoolExecutor(max_workers=8, thread_name_prefix="wikifuse-search")
         self._query_embedder: CachedQueryEmbedder | None = None
         self._lock = threading.Lock()
-        self.ingest = IngestService(
+        self.stages = IngestStages(
             documents=self.documents,
             vectors=self.vectors,
             keyword=self.keyword,
-            jobs=self.jobs,
             embedder=self.embedder,
             settings=settings,
+        )
+        self.ingest = IngestService(
+            stages=self.stages, jobs=self.jobs, max_file_bytes=settings.max_file_bytes
         )
         self.search = SearchService(
             keyword=self.keyword,
