@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # The demo keeps its stores inside the checkout unless WIKIFUSE_HOME says otherwise.
 DEMO_HOME ?= $(if $(WIKIFUSE_HOME),$(WIKIFUSE_HOME),$(CURDIR)/.wikifuse/demo)
 
-.PHONY: install demo test lint typecheck unit clean
+.PHONY: install demo test lint typecheck unit services-up services-down helm-check clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,8 +34,20 @@ typecheck: install
 unit: install
 	$(BIN)/pytest tests/unit -q
 
-test: install lint typecheck
+# Real Redis, Postgres + pgvector and OpenSearch on loopback ports for the cluster mode and its
+# tests; state, logs and the URLs (.services/env) under .services/. Idempotent.
+services-up: install
+	PYTHON=$(BIN)/python infra/services-up.sh
+
+services-down:
+	infra/services-down.sh
+
+# helm lint + helm template of the chart (helm is built from the Go module proxy if missing).
+helm-check:
+	infra/helm-check.sh
+
+test: install lint typecheck services-up helm-check
 	$(BIN)/pytest -q -ra
 
 clean:
-	rm -rf $(VENV) .wikifuse .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .wikifuse .pytest_cache .mypy_cache .ruff_cache .tools

@@ -65,3 +65,40 @@ class DocumentOut(BaseModel):
 
 class HealthOut(BaseModel):
     status: str
+
+
+class JobIn(BaseModel):
+    sources: list[str] = Field(
+        min_length=1,
+        description="Absolute paths (files or folders, as the workers see them) or http(s) URLs.",
+        examples=[["/data/wiki"]],
+    )
+    space: str = Field(default="default", min_length=1, max_length=200)
+    sync: bool = Field(
+        default=False, description="Delete documents whose files left the given folders."
+    )
+
+
+class JobCreated(BaseModel):
+    id: str
+    state: str
+
+
+class JobOut(BaseModel):
+    id: str
+    state: str
+    space: str
+    sources: list[str]
+    counts: dict[str, int] = Field(
+        description="total, queued, added, updated, unchanged, deleted, failed, embedded, indexed"
+    )
+    failures: list[dict[str, str]]
+    tasks: dict[str, int]
+    created_at: str
+    finished_at: str | None
+    error: str | None
+
+
+class ReadyOut(BaseModel):
+    status: str
+    checks: dict[str, bool]

@@ -19,7 +19,7 @@ from pipelines.settings import Settings
 from pipelines.sources.local import SourceNotFound
 
 if TYPE_CHECKING:
-    from pipelines.runtime import EmbeddedRuntime
+    from pipelines.runtime import Runtime
 
 app = typer.Typer(
     help="wikifuse: hybrid search (BM25 + embeddings, RRF with the BM25 pin) over team knowledge.",
@@ -37,10 +37,10 @@ err = Console(stderr=True)
 _USER_ERRORS: tuple[type[Exception], ...] = (SourceNotFound, DatasetError, EmptyQuery)
 
 
-def _settings() -> Settings:
+def _settings(cluster: bool = False) -> Settings:
     from pipelines.logging import configure_logging
 
-    settings = Settings()
+    settings = Settings(mode="cluster") if cluster else Settings()
     configure_logging(settings.log_level, settings.log_format)
     return settings
 
@@ -50,20 +50,40 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(code=2)
 
 
-def _runtime(settings: Settings) -> EmbeddedRuntime:
+def _runtime(settings: Settings, with_queue: bool = False) -> Runtime:
     """Opened lazily so `--help` and argument errors never start Postgres."""
     from pipelines.embedding.model_files import ModelAssemblyError
-    from pipelines.runtime import EmbeddedRuntime
+    from pipelines.keyword.base import KeywordIndexUnavailable
+    from pipelines.runtime import open_runtime
     from pipelines.stores.database import DatabaseUnavailable
     from pipelines.stores.embedded_postgres import EmbeddedPostgresError
 
+    queue = None
+    if with_queue and settings.mode == "cluster":
+        from workers.celery_app import CeleryTaskQueue, make_celery
+
+        queue = CeleryTaskQueue(make_celery(settings))
     try:
-        return EmbeddedRuntime(settings)
-    except (EmbeddedPostgresError, DatabaseUnavailable, ModelAssemblyError) as error:
+        return open_runtime(settings, queue)
+    except (
+        EmbeddedPostgresError,
+        DatabaseUnavailable,
+        ModelAssemblyError,
+        KeywordIndexUnavailable,
+        ValueError,
+    ) as error:
         raise _fail(str(error)) from error
 
 
 SpaceOption = Annotated[str, typer.Option("--space", help="Space (collection) to use.")]
+ClusterOption = Annotated[
+    bool,
+    typer.Option(
+        "--cluster",
+        help="Use the cluster (WIKIFUSE_DATABASE_URL, WIKIFUSE_OPENSEARCH_URL, WIKIFUSE_REDIS_URL)"
+        " instead of the embedded stores; same as WIKIFUSE_MODE=cluster.",
+    ),
+]
 
 
 @app.command()
@@ -74,9 +94,19 @@ def ingest(
         bool, typer.Option("--sync", help="Remove documents whose files left the folders.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    cluster: ClusterOption = False,
 ) -> None:
     """Convert, embed and index files; unchanged files are skipped."""
-    settings = _settings()
+    settings = _settings(cluster)
+    if settings.mode == "cluster":
+        from cli.follow import submit_and_follow
+
+        with _runtime(settings, with_queue=True) as runtime:
+            raise typer.Exit(
+                submit_and_follow(
+                    runtime, paths, space, sync=sync, as_json=as_json, out=out, err=err
+                )
+            )
     with _runtime(settings) as runtime, progress_for(err) as progress:
         try:
             summary = runtime.ingest.ingest_paths(paths, space, sync=sync, progress=progress)
@@ -107,9 +137,10 @@ def search(
     show_explain: Annotated[
         bool, typer.Option("--explain", help="Show BM25/vector ranks, RRF score, pin.")
     ] = False,
+    cluster: ClusterOption = False,
 ) -> None:
     """Search with BM25 and vectors fused by RRF and the BM25 pin."""
-    settings = _settings()
+    settings = _settings(cluster)
     filters = SearchFilters(
         space=space, tags=tuple(tag or ()), acl_groups=tuple(group) if group else None
     )
@@ -128,13 +159,14 @@ def search(
 def serve(
     host: Annotated[str, typer.Option(help="Address to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8765,
+    cluster: ClusterOption = False,
 ) -> None:
     """Run the HTTP API (OpenAPI docs at /docs)."""
     import uvicorn
 
     from api.app import create_app
 
-    settings = _settings()
+    settings = _settings(cluster)
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")
 
 
@@ -146,11 +178,12 @@ def evaluate(
     mode: Annotated[Mode, typer.Option("--mode", help="hybrid, bm25 or vector.")] = "hybrid",
     split: Annotated[str, typer.Option("--split", help="qrels/<split>.tsv to score.")] = "test",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    cluster: ClusterOption = False,
 ) -> None:
     """Index a BEIR dataset into its own space and score retrieval (nDCG@10, recall, MRR)."""
     from pipelines.evaluation.runner import run_eval
 
-    settings = _settings()
+    settings = _settings(cluster)
     with _runtime(settings) as runtime, progress_for(err) as progress:
         try:
             report = run_eval(
@@ -167,6 +200,62 @@ def evaluate(
         print(json.dumps(report.as_json(), ensure_ascii=False))
     else:
         print_eval(out, report)
+
+
+@app.command()
+def worker(
+    queues: Annotated[
+        str, typer.Option("--queues", help="Comma-separated queues: convert, embed, index.")
+    ] = "convert,embed,index",
+    concurrency: Annotated[
+        int,
+        typer.Option(
+            "--concurrency",
+            min=1,
+            help="Worker processes (embedding uses all cores of one process already).",
+        ),
+    ] = 1,
+) -> None:
+    """Run a Celery worker for the cluster mode (needs WIKIFUSE_REDIS_URL and the stores)."""
+    from workers.celery_app import QUEUES
+
+    chosen = [q.strip() for q in queues.split(",") if q.strip()]
+    unknown = sorted(set(chosen) - set(QUEUES))
+    if unknown or not chosen:
+        raise _fail(f"unknown queue(s) {', '.join(unknown) or '(none)'}; use {', '.join(QUEUES)}")
+    settings = _settings(cluster=True)
+    from workers.tasks import app as celery_app
+
+    celery_app.worker_main(
+        [
+            "worker",
+            f"--queues={','.join(chosen)}",
+            f"--concurrency={concurrency}",
+            f"--hostname={'-'.join(chosen)}@%h",
+            f"--loglevel={settings.log_level}",
+            "--without-gossip",
+            "--without-mingle",
+        ]
+    )
+
+
+@app.command()
+def reconcile(
+    space: Annotated[str | None, typer.Option("--space", help="Only this space.")] = None,
+) -> None:
+    """Compare Postgres with OpenSearch and repair missing, stale or extra documents."""
+    from pipelines.keyword.reconcile import reconcile as run_reconcile
+    from pipelines.runtime import ClusterRuntime
+
+    settings = _settings(cluster=True)
+    with _runtime(settings) as runtime:
+        assert isinstance(runtime, ClusterRuntime)
+        report = run_reconcile(runtime.documents, runtime.opensearch, space)
+    out.print(
+        f"checked {report.checked} documents in {len(report.spaces)} space(s): "
+        f"{len(report.missing)} missing, {len(report.stale)} stale, {len(report.extra)} extra "
+        f"— {report.repaired} repaired"
+    )
 
 
 @model_app.command("install")

@@ -100,7 +100,9 @@ wf_choose_port() {
   local var="$1" port_file="$2" port=""
   if [[ -n "${!var:-}" ]]; then
     port="${!var}"
-    [[ "$port" =~ ^[0-9]+$ ]] && (( port > 0 && port < 65536 )) || wf_die "$var=$port is not a port number"
+    if ! [[ "$port" =~ ^[0-9]+$ ]] || ((port < 1 || port > 65535)); then
+      wf_die "$var=$port is not a port number"
+    fi
     wf_port_is_free "$port" || wf_die "$var=$port: 127.0.0.1:$port is already in use"
   elif [[ -s "$port_file" ]] && port="$(<"$port_file")" && [[ "$port" =~ ^[0-9]+$ ]] && wf_port_is_free "$port"; then
     :
@@ -132,7 +134,7 @@ wf_wait_for() {
 # wf_read_pid PID_FILE: print the pid in the file (first line), or nothing.
 wf_read_pid() {
   local pid=""
-  [[ -r "$1" ]] && read -r pid <"$1" 2>/dev/null || true
+  if [[ -r "$1" ]]; then read -r pid <"$1" 2>/dev/null || true; fi
   [[ "$pid" =~ ^[0-9]+$ ]] && printf '%s\n' "$pid"
   return 0
 }
@@ -203,8 +205,9 @@ _wf_env_edit() {
 
 # ---------------------------------------------------------------- locking
 
-# wf_lock_service STATE_DIR: serialize up/down of one service (held until the script exits).
+# wf_lock_service STATE_DIR: serialize up/down of one service (held on fd 8 until the script exits).
+# Start daemons with `8>&-`, or they inherit the lock and hold it for as long as they run.
 wf_lock_service() {
   exec 8>>"$1/.lock"
-  flock -w "${WIKIFUSE_LOCK_TIMEOUT:-300}" 8 || wf_die "another up/down is still running (lock $1/.lock)"
+  flock -w "${WIKIFUSE_LOCK_TIMEOUT:-120}" 8 || wf_die "another up/down is still running (lock $1/.lock)"
 }

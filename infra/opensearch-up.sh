@@ -1,154 +1,142 @@
 #!/usr/bin/env bash
-# Start a single-node OpenSearch 2.19.6 for dev/CI (idempotent).
+# Start a single-node OpenSearch 2.19.6 on 127.0.0.1 for dev/CI. Idempotent.
 #
-# No OpenSearch distribution can be downloaded here, so the node is assembled from Maven
-# Central jars by infra/opensearch/pom.xml and started by dev.wikifuse.OpenSearchLauncher.
+# No OpenSearch distribution can be downloaded here, so the node is assembled from Maven Central
+# jars by infra/opensearch/pom.xml (built on first use, ~45 MB in infra/opensearch/target/lib)
+# and started by dev.wikifuse.OpenSearchLauncher (see that file for why it skips Bootstrap).
 #
-# State: ${WIKIFUSE_SERVICES_DIR:-<repo>/.services}/opensearch/{data,logs,tmp,opensearch.pid,ports}
-# Env:   WIKIFUSE_OPENSEARCH_HTTP_PORT / WIKIFUSE_OPENSEARCH_TRANSPORT_PORT  fixed ports (default: free ones)
-#        WIKIFUSE_OPENSEARCH_HEAP (default 512m), WIKIFUSE_OPENSEARCH_JAVA_OPTS (extra JVM flags)
-#        WIKIFUSE_OPENSEARCH_START_TIMEOUT (seconds, default 180)
-# On success prints the URL and writes WIKIFUSE_OPENSEARCH_URL=... into ${WIKIFUSE_SERVICES_DIR}/env.
+# State: ${WIKIFUSE_SERVICES_DIR:-<repo>/.services}/opensearch/
+#        {opensearch.log, opensearch.stdout.log, build.log, opensearch.pid, opensearch.port,
+#         opensearch.transport.port, data/, tmp/}
+# Ports: $WIKIFUSE_OPENSEARCH_HTTP_PORT / $WIKIFUSE_OPENSEARCH_TRANSPORT_PORT, else the previous
+#        run's ports if free, else free ones.
+# Also:  WIKIFUSE_OPENSEARCH_HEAP (default 512m), WIKIFUSE_OPENSEARCH_JAVA_OPTS (extra JVM flags),
+#        WIKIFUSE_OPENSEARCH_START_TIMEOUT (default 180 s).
+# Writes WIKIFUSE_OPENSEARCH_URL to ${WIKIFUSE_SERVICES_DIR}/env and prints the URL.
 set -euo pipefail
+WF_SERVICE=opensearch
+# shellcheck source=infra/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-PROJECT="$REPO/infra/opensearch"
-SERVICES_DIR="${WIKIFUSE_SERVICES_DIR:-$REPO/.services}"
-STATE="$SERVICES_DIR/opensearch"
-PID_FILE="$STATE/opensearch.pid"
-PORTS_FILE="$STATE/ports"
-ENV_FILE="$SERVICES_DIR/env"
-LOG="$STATE/logs/opensearch.log"
+START_TIMEOUT="${WIKIFUSE_OPENSEARCH_START_TIMEOUT:-180}"
+PROJECT="$WF_REPO_ROOT/infra/opensearch"
 JAR="$PROJECT/target/opensearch-launcher-0.1.0.jar"
-STAMP="$PROJECT/target/.wikifuse-build-ok"
-TIMEOUT="${WIKIFUSE_OPENSEARCH_START_TIMEOUT:-180}"
+BUILD_STAMP="$PROJECT/target/.build-ok"
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 
-say() { echo "opensearch-up: $*" >&2; }
-die() { say "$*"; exit 1; }
+STATE="$(wf_service_dir opensearch)"
+PID_FILE="$STATE/opensearch.pid"
+PORT_FILE="$STATE/opensearch.port"
+TRANSPORT_PORT_FILE="$STATE/opensearch.transport.port"
+LOG_FILE="$STATE/opensearch.log"
+STDOUT_FILE="$STATE/opensearch.stdout.log"
+# The launcher's command line carries path.home=<state dir>: that is how we recognise our node.
+PID_PATTERN="dev.wikifuse.OpenSearchLauncher path.home=$STATE "
+wf_lock_service "$STATE"   # holds fd 8 until exit; the node must not inherit it (8>&- below)
 
-mkdir -p "$STATE/data" "$STATE/logs" "$STATE/tmp"
-# Serialise concurrent `up` calls (fd 9 is closed for the node below, so it never holds the lock).
-if command -v flock >/dev/null; then exec 9>"$STATE/.lock"; flock -w 600 9 || die "lock busy"; fi
-
-# --- HTTP helpers: curl if present, else python3 --------------------------------------------
-http_get() {  # http_get URL -> body on stdout, non-zero unless HTTP 2xx
-  if command -v curl >/dev/null; then curl -sf --max-time 10 "$1"
-  else python3 -c 'import sys,urllib.request as u; sys.stdout.write(u.urlopen(sys.argv[1], timeout=10).read().decode())' "$1" 2>/dev/null
+os_url() { printf 'http://127.0.0.1:%s' "$1"; }
+http_req() {  # http_req METHOD URL [JSON_BODY]: body on stdout, non-zero unless HTTP 2xx
+  if command -v curl >/dev/null 2>&1; then
+    curl -sf --max-time 10 -X "$1" -H 'Content-Type: application/json' ${3:+--data "$3"} "$2"
+  else
+    "$WF_PY3" -c 'import sys, urllib.request as u
+body = sys.argv[3].encode() if len(sys.argv) > 3 else None
+req = u.Request(sys.argv[2], data=body, method=sys.argv[1], headers={"Content-Type": "application/json"})
+sys.stdout.write(u.urlopen(req, timeout=10).read().decode())' "$@"
   fi
 }
-
-# --- is our node already running? -------------------------------------------------------------
-node_pid() {  # prints the pid if the pid file names a live launcher of *this* state dir
-  local pid
-  [[ -f "$PID_FILE" ]] || return 1
-  pid="$(cat "$PID_FILE")"
-  [[ "$pid" =~ ^[0-9]+$ ]] && [[ -r "/proc/$pid/cmdline" ]] || return 1
-  # Guards against pid reuse: the command line must be our launcher with our path.home.
-  # (no `| grep -q` here: with pipefail an early grep exit can fail the pipeline via SIGPIPE)
-  [[ "$(tr '\0' ' ' <"/proc/$pid/cmdline")" == *"dev.wikifuse.OpenSearchLauncher path.home=$STATE "* ]] || return 1
-  echo "$pid"
-}
-
-# --- ports ------------------------------------------------------------------------------------
-port_free() {
-  if command -v python3 >/dev/null; then
-    python3 -c 'import socket,sys; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1", int(sys.argv[1])))' "$1" 2>/dev/null
-  elif (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 1  # something answers there
-  fi
-}
-free_port() {  # an ephemeral port nobody listens on, different from $1
-  local p
-  while :; do
-    if command -v python3 >/dev/null; then
-      p="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-    else p=$((20000 + RANDOM % 30000)); fi
-    [[ "$p" != "${1:-}" ]] && port_free "$p" && { echo "$p"; return; }
+# Fail fast if the JVM died, rather than waiting out the whole timeout.
+wait_healthy() {  # wait_healthy PORT PID
+  local deadline=$((SECONDS + START_TIMEOUT))
+  until http_req GET "$(os_url "$1")/_cluster/health?wait_for_status=yellow&timeout=2s" >/dev/null 2>&1; do
+    # (no cmdline pattern here: a just-forked pid shows the shell's cmdline until it execs java)
+    if ! wf_pid_alive "$2"; then
+      wf_log_tail "$STDOUT_FILE"
+      wf_log_tail "$LOG_FILE"
+      rm -f "$PID_FILE"
+      wf_die "the node (pid $2) exited during startup"
+    fi
+    if ((SECONDS >= deadline)); then
+      wf_log_tail "$LOG_FILE"
+      wf_die "not healthy (yellow) within ${START_TIMEOUT}s; pid $2 left running, stop it with infra/opensearch-down.sh"
+    fi
+    sleep 0.5
   done
 }
+publish() {  # publish PORT
+  wf_env_set WIKIFUSE_OPENSEARCH_URL "$(os_url "$1")"
+  os_url "$1"
+  echo
+}
 
-HTTP_PORT="" TRANSPORT_PORT=""
-if pid="$(node_pid)"; then
-  # shellcheck disable=SC1090
-  source "$PORTS_FILE"
-  say "already running (pid $pid, http port $HTTP_PORT)"
-  [[ "${WIKIFUSE_OPENSEARCH_HTTP_PORT:-$HTTP_PORT}" == "$HTTP_PORT" ]] ||
-    say "warning: WIKIFUSE_OPENSEARCH_HTTP_PORT=$WIKIFUSE_OPENSEARCH_HTTP_PORT ignored; run opensearch-down.sh first"
-else
-  rm -f "$PID_FILE"
-  # Reuse the previous ports when still free, so the URL stays stable across restarts.
-  # shellcheck disable=SC1090
-  [[ -f "$PORTS_FILE" ]] && source "$PORTS_FILE"
-  HTTP_PORT="${WIKIFUSE_OPENSEARCH_HTTP_PORT:-$HTTP_PORT}"
-  TRANSPORT_PORT="${WIKIFUSE_OPENSEARCH_TRANSPORT_PORT:-$TRANSPORT_PORT}"
-  if [[ -z "$HTTP_PORT" ]] || { [[ -z "${WIKIFUSE_OPENSEARCH_HTTP_PORT:-}" ]] && ! port_free "$HTTP_PORT"; }; then
-    HTTP_PORT="$(free_port)"
+# ---------------------------------------------------------------- already running?
+pid="$(wf_read_pid "$PID_FILE")"
+if wf_pid_alive "$pid" "$PID_PATTERN"; then
+  port="$(<"$PORT_FILE")"
+  if [[ -n "${WIKIFUSE_OPENSEARCH_HTTP_PORT:-}" && "$WIKIFUSE_OPENSEARCH_HTTP_PORT" != "$port" ]]; then
+    wf_log "warning: already running on port $port, ignoring WIKIFUSE_OPENSEARCH_HTTP_PORT=$WIKIFUSE_OPENSEARCH_HTTP_PORT (run opensearch-down.sh first)"
   fi
-  if [[ -z "$TRANSPORT_PORT" || "$TRANSPORT_PORT" == "$HTTP_PORT" ]] ||
-     { [[ -z "${WIKIFUSE_OPENSEARCH_TRANSPORT_PORT:-}" ]] && ! port_free "$TRANSPORT_PORT"; }; then
-    TRANSPORT_PORT="$(free_port "$HTTP_PORT")"
-  fi
-  port_free "$HTTP_PORT" || die "http port $HTTP_PORT is already in use"
-  port_free "$TRANSPORT_PORT" || die "transport port $TRANSPORT_PORT is already in use"
-  printf 'HTTP_PORT=%s\nTRANSPORT_PORT=%s\n' "$HTTP_PORT" "$TRANSPORT_PORT" >"$PORTS_FILE"
+  wait_healthy "$port" "$pid"   # it may still be starting (another `up` launched it)
+  wf_log "already running (pid $pid)"
+  publish "$port"
+  exit 0
+fi
+rm -f "$PID_FILE"
 
-  # --- build the launcher only when needed ----------------------------------------------------
-  command -v "$JAVA" >/dev/null || die "java not found (Java 17+ needed)"
-  if [[ ! -f "$STAMP" || ! -f "$JAR" || ! -d "$PROJECT/target/lib" ]] ||
-     [[ -n "$(find "$PROJECT/pom.xml" "$PROJECT/src" -newer "$STAMP" -print -quit)" ]]; then
-    command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
-    say "building the launcher (mvn package)..."
-    rm -rf "$PROJECT/target/lib"   # no stale jars left on the classpath after a version change
-    mvn -q -B -f "$PROJECT/pom.xml" package 9>&- || die "maven build failed"
-    touch "$STAMP"
+# ---------------------------------------------------------------- build the launcher if needed
+command -v "$JAVA" >/dev/null 2>&1 || wf_die "java not found (Java 17+ needed)"
+if [[ ! -f "$BUILD_STAMP" || ! -f "$JAR" ]] ||
+  [[ -n "$(find "$PROJECT/pom.xml" "$PROJECT/src" -newer "$BUILD_STAMP" -print -quit)" ]]; then
+  command -v mvn >/dev/null 2>&1 || wf_die "mvn not found (apt-get install maven)"
+  wf_log "building the launcher: mvn package (log: $STATE/build.log)"
+  rm -rf "$PROJECT/target/lib"   # no stale jars on the classpath after a version bump
+  if ! mvn -B -q -Dstyle.color=never -f "$PROJECT/pom.xml" package >"$STATE/build.log" 2>&1 8>&-; then
+    wf_log_tail "$STATE/build.log"
+    wf_die "maven build of $PROJECT failed"
   fi
-
-  # --- start ------------------------------------------------------------------------------------
-  # JVM flags are the ones OpenSearch's own launcher adds on JDK 17 (minus the security manager,
-  # which the Bootstrap we skip would install), with a fixed small heap for a 2-core CI box.
-  # shellcheck disable=SC2206,SC2054  # word-split the extra opts; SPI,COMPAT is one value
-  JVM_OPTS=(
-    -Xms"${WIKIFUSE_OPENSEARCH_HEAP:-512m}" -Xmx"${WIKIFUSE_OPENSEARCH_HEAP:-512m}"
-    -XX:+UseG1GC -XX:-OmitStackTraceInFastThrow -XX:+ShowCodeDetailsInExceptionMessages
-    -Dfile.encoding=UTF-8 -Djava.locale.providers=SPI,COMPAT -Djava.io.tmpdir="$STATE/tmp"
-    -Dio.netty.noUnsafe=true -Dio.netty.noKeySetOptimization=true -Dio.netty.recycler.maxCapacityPerThread=0
-    -Dlog4j2.disable.jmx=true -Djna.nosys=true
-    -Dwikifuse.opensearch.logs="$STATE/logs"
-    ${WIKIFUSE_OPENSEARCH_JAVA_OPTS:-}
-  )
-  say "starting on http://127.0.0.1:$HTTP_PORT (transport $TRANSPORT_PORT), log: $LOG"
-  # setsid: own session, so a Ctrl-C or the end of the calling shell/CI step does not kill it;
-  # in a non-interactive shell setsid and nohup exec in place, so $! is the java pid.
-  (cd "$STATE" && exec setsid nohup "$JAVA" "${JVM_OPTS[@]}" \
-      -cp "$JAR:$PROJECT/target/lib/*" dev.wikifuse.OpenSearchLauncher \
-      path.home="$STATE" path.data="$STATE/data" path.logs="$STATE/logs" \
-      http.port="$HTTP_PORT" transport.port="$TRANSPORT_PORT" \
-      </dev/null >"$STATE/logs/stdout.log" 2>&1 9>&-) &
-  echo $! >"$PID_FILE"
+  touch "$BUILD_STAMP"
 fi
 
-# --- wait until the cluster is at least yellow ---------------------------------------------------
-URL="http://127.0.0.1:$HTTP_PORT"
-deadline=$((SECONDS + TIMEOUT))
-until http_get "$URL/_cluster/health?wait_for_status=yellow&timeout=5s" >/dev/null; do
-  if ! node_pid >/dev/null; then
-    say "the node exited during startup; last log lines:"
-    tail -n 40 "$LOG" "$STATE/logs/stdout.log" >&2 2>/dev/null || true
-    rm -f "$PID_FILE"
-    exit 1
-  fi
-  if ((SECONDS >= deadline)); then
-    say "not healthy after ${TIMEOUT}s; last log lines:"
-    tail -n 40 "$LOG" "$STATE/logs/stdout.log" >&2 2>/dev/null || true
-    exit 1
-  fi
-  sleep 1
+# ---------------------------------------------------------------- start
+http_port="$(wf_choose_port WIKIFUSE_OPENSEARCH_HTTP_PORT "$PORT_FILE")"
+transport_port="$(wf_choose_port WIKIFUSE_OPENSEARCH_TRANSPORT_PORT "$TRANSPORT_PORT_FILE")"
+while [[ "$transport_port" == "$http_port" ]]; do   # both free, not yet bound: may coincide
+  [[ -z "${WIKIFUSE_OPENSEARCH_TRANSPORT_PORT:-}" ]] || wf_die "http and transport ports are both $http_port"
+  transport_port="$(wf_free_port)"
+  printf '%s\n' "$transport_port" >"$TRANSPORT_PORT_FILE"
 done
+mkdir -p "$STATE/data" "$STATE/tmp"
 
-# --- publish the URL -----------------------------------------------------------------------------
-tmp="$ENV_FILE.tmp.$$"
-{ if [[ -f "$ENV_FILE" ]]; then grep -v '^WIKIFUSE_OPENSEARCH_URL=' "$ENV_FILE" || true; fi
-  echo "WIKIFUSE_OPENSEARCH_URL=$URL"; } >"$tmp"
-mv "$tmp" "$ENV_FILE"
-say "ready: $URL (pid $(cat "$PID_FILE"))"
-echo "$URL"
+# What OpenSearch's own launcher passes on JDK 17, minus the security manager (that belongs to the
+# Bootstrap we skip) and AlwaysPreTouch (keeps RSS low); fixed small heap for a 2-core CI box.
+# shellcheck disable=SC2206,SC2054  # the extra opts are word-split on purpose; SPI,COMPAT is one value
+jvm_opts=(
+  -Xms"${WIKIFUSE_OPENSEARCH_HEAP:-512m}" -Xmx"${WIKIFUSE_OPENSEARCH_HEAP:-512m}"
+  -XX:+UseG1GC -XX:-OmitStackTraceInFastThrow -XX:+ShowCodeDetailsInExceptionMessages
+  -Dfile.encoding=UTF-8 -Djava.locale.providers=SPI,COMPAT -Djava.io.tmpdir="$STATE/tmp"
+  -Dio.netty.noUnsafe=true -Dio.netty.noKeySetOptimization=true -Dio.netty.recycler.maxCapacityPerThread=0
+  -Dlog4j2.disable.jmx=true -Djna.nosys=true
+  -Dwikifuse.opensearch.logs="$STATE"
+  ${WIKIFUSE_OPENSEARCH_JAVA_OPTS:-}
+)
+wf_log "starting on 127.0.0.1:$http_port (transport $transport_port, log: $LOG_FILE)"
+t0=$SECONDS
+printf '\n===== %s opensearch-up: starting on port %s =====\n' "$(date -Is)" "$http_port" >>"$LOG_FILE"
+# setsid: own session, so Ctrl-C or the end of the calling shell/CI step does not kill the node.
+# In a non-interactive shell setsid and nohup exec in place, so $! is the JVM's pid.
+(cd "$STATE" && exec setsid nohup "$JAVA" "${jvm_opts[@]}" \
+  -cp "$JAR:$PROJECT/target/lib/*" dev.wikifuse.OpenSearchLauncher \
+  path.home="$STATE" path.data="$STATE/data" path.logs="$STATE" \
+  http.port="$http_port" transport.port="$transport_port" \
+  </dev/null >"$STDOUT_FILE" 2>&1 8>&-) &
+pid=$!
+printf '%s\n' "$pid" >"$PID_FILE"
+
+wait_healthy "$http_port" "$pid"
+# One node: replicas can never be assigned, so make new indices default to 0 (green, not yellow).
+# This is a cluster-state setting (ignored as a node setting); persistent, so kept in data/.
+http_req PUT "$(os_url "$http_port")/_cluster/settings" \
+  '{"persistent": {"cluster.default_number_of_replicas": 0}}' >/dev/null ||
+  wf_die "could not set cluster.default_number_of_replicas"
+wf_log "up in $((SECONDS - t0))s (pid $pid)"
+publish "$http_port"

@@ -153,9 +153,9 @@ fi
 printf '%s\n' "$PGDATA" >"$STATE/pgdata.path"
 
 postmaster_pid() { [[ -r "$PGDATA/postmaster.pid" ]] && wf_read_pid "$PGDATA/postmaster.pid"; }
-pg_ready() { "$PG_RUN_BIN/pg_isready" -q -h 127.0.0.1 -p "$1" -t 2; }
+pg_ready() { "$PG_RUN_BIN/pg_isready" -q -h 127.0.0.1 -p "$1" -U postgres -d postgres -t 2; }
 psql_admin() {
-  "$PG_RUN_BIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U postgres "$@"
+  PGOPTIONS="-c client_min_messages=warning" "$PG_RUN_BIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U postgres "$@"
 }
 
 # Role, database and extension (all idempotent).
@@ -244,7 +244,8 @@ wf_log "starting postgres on 127.0.0.1:$port (data: $PGDATA, log: $LOG_FILE)"
 printf '\n===== %s postgres-up: starting on port %s =====\n' "$(date -Is)" "$port" >>"$LOG_FILE"
 # No `pg_ctl -l`: we open the log file here (as root) and the server inherits it, so the log can
 # live in a folder the Postgres user cannot write to.
-if ! as_pg "$PG_RUN_BIN/pg_ctl" -D "$PGDATA" -w -t "$START_TIMEOUT" start >>"$LOG_FILE" 2>&1 </dev/null; then
+# 8>&-: don't let the server inherit our lock (see wf_lock_service).
+if ! as_pg "$PG_RUN_BIN/pg_ctl" -D "$PGDATA" -w -t "$START_TIMEOUT" start >>"$LOG_FILE" 2>&1 </dev/null 8>&-; then
   wf_log_tail "$LOG_FILE"
   wf_die "pg_ctl start failed"
 fi

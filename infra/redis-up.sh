@@ -37,15 +37,15 @@ ensure_installed
 # Already running?
 pid="$(wf_read_pid "$PID_FILE")"
 if wf_pid_alive "$pid" redis-server; then
-  port="$(<"$PORT_FILE")"
+  port="$(cat "$PORT_FILE" 2>/dev/null || true)"
+  [[ -n "$port" ]] || wf_die "redis pid $pid is running but $PORT_FILE is missing; run infra/redis-down.sh"
   if wf_wait_for 10 "redis pid $pid to answer on port $port" redis_ping "$port"; then
     if [[ -n "${WIKIFUSE_REDIS_PORT:-}" && "$WIKIFUSE_REDIS_PORT" != "$port" ]]; then
       wf_log "warning: already running on port $port, ignoring WIKIFUSE_REDIS_PORT=$WIKIFUSE_REDIS_PORT (run redis-down.sh first)"
     fi
     wf_env_set WIKIFUSE_REDIS_URL "$(redis_url "$port")"
     wf_log "already running (pid $pid)"
-    redis_url "$port"
-    echo
+    printf '%s\n' "$(redis_url "$port")"
     exit 0
   fi
   wf_log_tail "$LOG_FILE"
@@ -59,6 +59,7 @@ wf_log "starting redis-server on 127.0.0.1:$port (log: $LOG_FILE)"
 t0=$SECONDS
 printf '\n===== %s redis-up: starting on port %s =====\n' "$(date -Is)" "$port" >>"$LOG_FILE"
 
+# 8>&- below: the daemon must not inherit our lock (see wf_lock_service).
 # Dev settings: no persistence (--save "" --appendonly no), loopback only, no unix socket.
 if ! redis-server \
   --port "$port" \
@@ -70,7 +71,7 @@ if ! redis-server \
   --dir "$DATA_DIR" \
   --save "" \
   --appendonly no \
-  >>"$LOG_FILE" 2>&1; then
+  >>"$LOG_FILE" 2>&1 </dev/null 8>&-; then
   wf_log_tail "$LOG_FILE"
   wf_die "redis-server failed to start"
 fi
@@ -84,5 +85,4 @@ wf_wait_for 5 "redis pid file" test -s "$PID_FILE" || wf_die "redis answers but 
 
 wf_env_set WIKIFUSE_REDIS_URL "$(redis_url "$port")"
 wf_log "up in $((SECONDS - t0))s (pid $(wf_read_pid "$PID_FILE"))"
-redis_url "$port"
-echo
+printf '%s\n' "$(redis_url "$port")"

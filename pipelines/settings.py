@@ -41,6 +41,18 @@ class Settings(BaseSettings):
     log_format: Literal["auto", "console", "json"] = "auto"
     log_level: str = "WARNING"
 
+    # Cluster mode: Postgres/pgvector server, OpenSearch BM25, Celery workers on Redis.
+    mode: Literal["embedded", "cluster"] = "embedded"
+    database_url: str | None = None
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    opensearch_url: str = "http://127.0.0.1:9200"
+    opensearch_index: str = "wikifuse"
+    opensearch_timeout_s: float = Field(default=10.0, gt=0)
+    # How long an unacknowledged task waits before Redis hands it to another worker (a worker
+    # killed mid-task). Longer than the slowest task, or that task runs twice (harmlessly).
+    task_visibility_timeout_s: int = Field(default=3600, ge=5)
+    task_max_retries: int = Field(default=5, ge=0)
+
     @property
     def postgres_dir(self) -> Path:
         return self.home / "postgres"

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import httpx
+
 from pipelines.analysis.language import CJK_LANGUAGE
 from pipelines.conversion import convert
 from pipelines.documents import ConversionFailure, Document
@@ -24,6 +26,7 @@ from pipelines.embedding.model_files import ModelAssemblyError, model_fingerprin
 from pipelines.keyword.base import KeywordIndex
 from pipelines.settings import Settings
 from pipelines.sources.local import read_file
+from pipelines.sources.remote import fetch_url
 from pipelines.stores.documents import DocumentStore, StoredState
 from pipelines.stores.vectors import PgVectorIndex
 
@@ -46,6 +49,16 @@ def file_candidate(path: Path, space: str, max_bytes: int) -> Candidate | tuple[
         item = read_file(path)
     except OSError as error:
         return (path.as_uri(), f"unreadable: {error.strerror or error}")
+    digest = hashlib.sha256(item.data).hexdigest()
+    return Candidate(item.uri, digest, lambda: convert(item, space, max_bytes=max_bytes))
+
+
+def url_candidate(url: str, space: str, max_bytes: int) -> Candidate | tuple[str, str]:
+    """A fetched URL as a candidate, or (URL, reason) when it cannot be fetched."""
+    try:
+        item = fetch_url(url, max_bytes=max_bytes)
+    except (httpx.HTTPError, ValueError) as error:
+        return (url, f"unreadable: {error}")
     digest = hashlib.sha256(item.data).hexdigest()
     return Candidate(item.uri, digest, lambda: convert(item, space, max_bytes=max_bytes))
 
@@ -95,11 +108,13 @@ class IngestStages:
         space: str,
         stored: dict[str, dict[str, StoredState]] | None = None,
         advance: Callable[[], None] = lambda: None,
+        job_id: str | None = None,
     ) -> ConvertResult:
         """Convert what changed and write it to Postgres (the source of truth).
 
         `stored` caches stored states by space; a Markdown front matter may file a page under
-        another space than the job's, whose states are then loaded on demand."""
+        another space than the job's, whose states are then loaded on demand. A document this
+        same job already wrote (a retried task) counts as changed, as it did the first time."""
         stored = stored if stored is not None else {}
         if space not in stored:
             stored[space] = self.documents.states(space)
@@ -111,6 +126,9 @@ class IngestStages:
                 result.failed.append(candidate)
                 continue
             previous = stored[space].get(candidate.uri)
+            if previous is not None and job_id and previous.updated_job_id == job_id:
+                self._count_again(previous, job_id, result)
+                continue
             if previous is not None and previous.source_hash == candidate.source_hash:
                 result.unchanged.append(candidate.uri)
                 continue
@@ -131,12 +149,21 @@ class IngestStages:
             pending.append((doc, candidate.source_hash))
             result.changed.append(doc)
             if len(pending) >= _WRITE_BATCH:
-                self.documents.upsert(pending)
+                self.documents.upsert(pending, job_id)
                 pending = []
-        self.documents.upsert(pending)
+        self.documents.upsert(pending, job_id)
         # A page that became mostly CJK loses the vector of its earlier version.
         self.vectors.delete_for([d.id for d in result.changed if d.language == CJK_LANGUAGE])
         return result
+
+    def _count_again(self, previous: StoredState, job_id: str, result: ConvertResult) -> None:
+        doc = self.documents.get(previous.id)
+        if doc is None:
+            return
+        (result.added if previous.created_job_id == job_id else result.updated).append(
+            doc.source_uri
+        )
+        result.changed.append(doc)
 
     def missing_vectors(self, space: str) -> list[str]:
         """Ids of the space's embeddable documents without a vector for this content and model."""

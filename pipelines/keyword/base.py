@@ -10,6 +10,10 @@ from pipelines.fusion import Hit
 from pipelines.search.filters import SearchFilters
 
 
+class KeywordIndexUnavailable(RuntimeError):
+    """The keyword index cannot be reached; search may still answer from vectors."""
+
+
 class KeywordIndex(Protocol):
     def upsert(self, documents: Sequence[Document]) -> None: ...
 

@@ -13,10 +13,11 @@ import structlog
 from pipelines.analysis.language import contains_cjk
 from pipelines.embedding.query_cache import CachedQueryEmbedder
 from pipelines.fusion import FusedHit, Hit, fuse
-from pipelines.keyword.base import KeywordIndex
+from pipelines.keyword.base import KeywordIndex, KeywordIndexUnavailable
 from pipelines.search.filters import SearchFilters
 from pipelines.search.snippets import snippet
 from pipelines.settings import Settings
+from pipelines.stores.database import DatabaseUnavailable
 from pipelines.stores.documents import DocumentStore
 from pipelines.stores.vectors import VectorIndex
 
@@ -117,17 +118,45 @@ class SearchService:
         )
         vector_hits: list[Hit] = []
         if use_vector:
-            vector_hits = self._vector_search(query, depth, request.filters, timings)
-            if not vector_hits and not self._vectors.has_vectors(
-                self._query_embedder().fingerprint, request.filters
+            try:
+                vector_hits = self._vector_search(query, depth, request.filters, timings)
+            except DatabaseUnavailable:
+                raise  # documents live there too: nothing to answer with
+            except Exception as error:
+                if request.mode == "vector":
+                    raise
+                log.warning("search.vector_failed", error=str(error))
+                notes.append(f"vector search failed ({error}): answered by BM25 alone")
+                use_vector = False
+            if (
+                use_vector
+                and not vector_hits
+                and not self._vectors.has_vectors(
+                    self._query_embedder().fingerprint, request.filters
+                )
             ):
                 notes.append("no embeddings yet for these documents: vector side not ready")
                 use_vector = request.mode == "vector"
-        bm25_hits: list[Hit] = bm25_future.result() if bm25_future else []
+        bm25_hits: list[Hit] = []
+        if bm25_future is not None:
+            try:
+                bm25_hits = bm25_future.result()
+            except KeywordIndexUnavailable as error:
+                if request.mode == "bm25":
+                    raise
+                log.warning("search.keyword_unavailable", error=str(error))
+                use_bm25 = False
+                if not use_vector and not vector_hits:
+                    # A CJK query skipped the vectors; they are all that is left now.
+                    vector_hits = self._vector_search(query, depth, request.filters, timings)
+                    use_vector = True
+                notes.append(f"{error}: answered from vectors alone")
 
         mode_used: Mode = request.mode
         if request.mode == "hybrid" and not use_vector:
             mode_used = "bm25"
+        elif request.mode == "hybrid" and not use_bm25:
+            mode_used = "vector"
         pin_ratio = (
             self._settings.pin_ratio if request.pin_ratio == "default" else request.pin_ratio
         )

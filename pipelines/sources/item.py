@@ -15,4 +15,7 @@ class SourceItem:
 
     @property
     def suffix(self) -> str:
-        return PurePosixPath(self.uri.split("?", 1)[0]).suffix.lower()
+        path, _, fragment = self.uri.partition("#")
+        if fragment.startswith("."):  # a fetched URL whose type came from its content type
+            return fragment.lower()
+        return PurePosixPath(path.split("?", 1)[0]).suffix.lower()

@@ -21,6 +21,8 @@ class StoredState:
     content_hash: str
     source_hash: str | None
     language: str
+    created_job_id: str | None = None
+    updated_job_id: str | None = None
 
 
 class DocumentStore:
@@ -31,27 +33,33 @@ class DocumentStore:
         """By source URI, every document of a space."""
         with self._db.connection() as conn:
             rows = conn.execute(
-                "SELECT id, source_uri, content_hash, source_hash, language FROM documents"
+                "SELECT id, source_uri, content_hash, source_hash, language, created_job_id,"
+                " updated_job_id FROM documents"
                 " WHERE space = %s",
                 (space,),
             ).fetchall()
         return {row[1]: StoredState(*row) for row in rows}
 
-    def upsert(self, documents: Sequence[tuple[Document, str | None]]) -> None:
-        """Insert or replace documents (with the hash of their source bytes) and their sections."""
+    def upsert(
+        self, documents: Sequence[tuple[Document, str | None]], job_id: str | None = None
+    ) -> None:
+        """Insert or replace documents (with the hash of their source bytes) and their sections,
+        noting the job that wrote them."""
         if not documents:
             return
         with self._db.connection() as conn, conn.transaction(), conn.cursor() as cur:
             cur.executemany(
                 """
                 INSERT INTO documents (id, space, source_uri, title, body, tags, acl_groups,
-                                       language, content_hash, source_hash, metadata, updated_at)
-                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now())
+                                       language, content_hash, source_hash, metadata, updated_at,
+                                       created_job_id, updated_job_id)
+                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now(), %s, %s)
                 ON CONFLICT (id) DO UPDATE SET
                     title = excluded.title, body = excluded.body, tags = excluded.tags,
                     acl_groups = excluded.acl_groups, language = excluded.language,
                     content_hash = excluded.content_hash, source_hash = excluded.source_hash,
-                    metadata = excluded.metadata, updated_at = now()
+                    metadata = excluded.metadata, updated_at = now(),
+                    updated_job_id = excluded.updated_job_id
                 """,
                 [
                     (
@@ -66,6 +74,8 @@ class DocumentStore:
                         doc.content_hash,
                         source_hash,
                         Jsonb(doc.metadata),
+                        job_id,
+                        job_id,
                     )
                     for doc, source_hash in documents
                 ],
@@ -131,6 +141,10 @@ class DocumentStore:
         for start in range(0, len(ids), batch_size):
             batch = self.get_many(ids[start : start + batch_size])
             yield [batch[doc_id] for doc_id in ids[start : start + batch_size] if doc_id in batch]
+
+    def spaces(self) -> set[str]:
+        with self._db.connection() as conn:
+            return {row[0] for row in conn.execute("SELECT DISTINCT space FROM documents")}
 
     def count(self, space: str | None = None) -> int:
         with self._db.connection() as conn:

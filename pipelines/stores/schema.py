@@ -50,6 +50,29 @@ MIGRATIONS: tuple[str, ...] = (
         finished_at timestamptz
     );
     """,
+    # 2: cluster jobs: what a job ingests, its tasks (the unit of retry and of accounting), and
+    # which job last wrote each document (so a retried task still counts it as added/updated).
+    """
+    ALTER TABLE jobs
+        ADD COLUMN sources jsonb NOT NULL DEFAULT '[]',
+        ADD COLUMN options jsonb NOT NULL DEFAULT '{}',
+        ADD COLUMN error text;
+    CREATE TABLE job_tasks (
+        job_id text NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+        task_key text NOT NULL,
+        kind text NOT NULL,
+        state text NOT NULL DEFAULT 'queued',
+        payload jsonb NOT NULL DEFAULT '{}',
+        attempts int NOT NULL DEFAULT 0,
+        error text,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (job_id, task_key)
+    );
+    CREATE INDEX job_tasks_open ON job_tasks (job_id) WHERE state = 'queued';
+    ALTER TABLE documents
+        ADD COLUMN created_job_id text,
+        ADD COLUMN updated_job_id text;
+    """,
 )
 
 

@@ -92,7 +92,7 @@ def test_bad_files_are_reported_and_do_not_stop_the_job(
     assert reasons["slides.pptx"].startswith("unsupported type")
     assert reasons["empty.txt"].startswith("empty")
     assert [Path(uri).name for uri in summary.added] == ["good.md"]
-    job = runtime.jobs.get(summary.job_id)
+    job = runtime.jobs_store.get(summary.job_id)
     assert job is not None and job.state == "done"
     assert job.counts["failed"] == 3 and len(job.failures) == 3
 
@@ -109,7 +109,9 @@ def test_cjk_documents_are_not_embedded(runtime: EmbeddedRuntime, tmp_path: Path
     assert _embedding_count(runtime, "cjk-embed") == 1
     assert _top_titles(runtime, "数据库切换", "cjk-embed") == ["数据库切换"]
 
-    (tmp_path / "en.md").write_text("# 数据库切换（英文版已翻译）\n\n主库故障时提升从库，并通知值班工程师。\n")
+    (tmp_path / "en.md").write_text(
+        "# 数据库切换（英文版已翻译）\n\n主库故障时提升从库，并通知值班工程师。\n"
+    )
     changed = runtime.ingest.ingest_paths([tmp_path], "cjk-embed")
     assert len(changed.updated) == 1 and changed.embedded == 0
     assert _embedding_count(runtime, "cjk-embed") == 0

@@ -64,9 +64,9 @@ public final class OpenSearchLauncher {
             .put("http.type", "netty4")
             .put("transport.type", "netty4")
             // Small CI/dev disks: never turn indices read-only or refuse shard allocation.
-            .put("cluster.routing.allocation.disk.threshold_enabled", false)
-            // One node: a replica could never be assigned and health would stay yellow at best.
-            .put("cluster.default_number_of_replicas", 0);
+            .put("cluster.routing.allocation.disk.threshold_enabled", false);
+        // (cluster.default_number_of_replicas is read from cluster-state settings only, not from
+        // node settings, so opensearch-up.sh sets it to 0 through the _cluster/settings API.)
         // No security plugin is on the classpath, so there is nothing to switch off.
         cli.forEach(b::put);
 
