@@ -37,7 +37,7 @@ unit: install
 # Real Redis, Postgres + pgvector and OpenSearch on loopback ports for the cluster mode and its
 # tests; state, logs and the URLs (.services/env) under .services/. Idempotent.
 services-up: install
-	PYTHON=$(BIN)/python infra/services-up.sh
+	PYTHON=$(abspath $(BIN)/python) infra/services-up.sh
 
 services-down:
 	infra/services-down.sh
