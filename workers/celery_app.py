@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from celery import Celery
 from kombu import Queue
 
@@ -62,4 +65,21 @@ def redis_reachable(redis_url: str) -> bool:
     except redis.RedisError:
         return False
     finally:
+        client.close()
+
+
+@contextmanager
+def redis_lock(redis_url: str, name: str, hold_s: int = 3600) -> Iterator[None]:
+    """One holder at a time across processes (e.g. a full reindex), as pypi/warehouse does."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    lock = client.lock(name, timeout=hold_s, blocking_timeout=5)
+    if not lock.acquire():
+        client.close()
+        raise TimeoutError(f"{name} is held by another process; try again when it is done")
+    try:
+        yield
+    finally:
+        lock.release()
         client.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -107,3 +108,51 @@ def wait_for_job(api: Api, job_id: str, timeout: float = 300) -> dict[str, Any]:
 
     wait_for(finished, timeout, f"job {job_id}")
     return body
+
+
+class TcpProxy:
+    """A loopback TCP forwarder that can be cut, to take a service away from one process."""
+
+    def __init__(self, target_host: str, target_port: int) -> None:
+        import threading
+
+        self._target = (target_host, target_port)
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self._listener.getsockname()[1])
+        self._sockets: list[socket.socket] = []
+        self._open = True
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import threading
+
+        while self._open:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self._target)
+            self._sockets += [client, upstream]
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                sink.sendall(data)
+        for end in (source, sink):
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        """Close the listener and every forwarded connection: the service is gone."""
+        self._open = False
+        # shutdown wakes the thread blocked in accept(); close alone would leave it listening.
+        with contextlib.suppress(OSError):
+            self._listener.shutdown(socket.SHUT_RDWR)
+        self._listener.close()
+        for sock in self._sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+                sock.close()

@@ -18,6 +18,7 @@ from cluster_support import (
     SHARED_EVAL,
     WIKIFUSE,
     Api,
+    TcpProxy,
     Worker,
     free_port,
     wait_for,
@@ -282,3 +283,73 @@ def test_scifact_bm25_matches_the_embedded_mode(cluster_env: dict[str, str]) -> 
         shutil.rmtree(home, ignore_errors=True)
     embedded, cluster = results
     assert abs(cluster["ndcg@10"] - embedded["ndcg@10"]) <= 0.01, (embedded, cluster)
+
+
+def test_postgres_unreachable_gives_503(
+    start_api: Callable[[dict[str, str]], Api],
+    cluster_env: dict[str, str],
+    wiki_job: dict[str, Any],
+) -> None:
+    from urllib.parse import urlsplit
+
+    database = urlsplit(cluster_env["WIKIFUSE_DATABASE_URL"])
+    proxy = TcpProxy(database.hostname or "127.0.0.1", database.port or 5432)
+    proxied = cluster_env["WIKIFUSE_DATABASE_URL"].replace(
+        f"{database.hostname}:{database.port}", f"127.0.0.1:{proxy.port}"
+    )
+    api = start_api({**cluster_env, "WIKIFUSE_DATABASE_URL": proxied})
+    assert api.client.post("/search", json={"query": "deploy", "space": "wiki"}).status_code == 200
+    proxy.cut()
+    down = api.client.post("/search", json={"query": "deploy", "space": "wiki"})
+    assert down.status_code == 503
+    assert "cannot reach Postgres" in down.json()["detail"]
+    ready = api.client.get("/readyz")
+    assert ready.status_code == 503 and ready.json()["checks"]["postgres"] is False
+
+
+def test_reindex_swaps_the_alias_while_search_keeps_answering(
+    api: Api, cluster_env: dict[str, str], wiki_job: dict[str, Any]
+) -> None:
+    import threading
+
+    base = cluster_env["WIKIFUSE_OPENSEARCH_URL"]
+    alias = cluster_env["WIKIFUSE_OPENSEARCH_INDEX"]
+    before = set(httpx.get(f"{base}/_alias/{alias}", timeout=30).json())
+    expected = api.client.post("/search", json={"query": "NWL-4031", "space": "wiki"}).json()
+    failures: list[str] = []
+    searched = 0
+    stop = threading.Event()
+
+    def keep_searching() -> None:
+        nonlocal searched
+        while not stop.is_set():
+            response = api.client.post(
+                "/search", json={"query": "NWL-4031", "space": "wiki", "mode": "bm25"}
+            )
+            searched += 1
+            if response.status_code != 200 or not response.json()["results"]:
+                failures.append(f"{response.status_code} {response.text[:200]}")
+
+    searcher = threading.Thread(target=keep_searching)
+    searcher.start()
+    try:
+        done = subprocess.run(
+            [*WIKIFUSE, "reindex"], env=cluster_env, capture_output=True, text=True, timeout=300
+        )
+    finally:
+        stop.set()
+        searcher.join()
+    assert done.returncode == 0, done.stderr
+    after = set(httpx.get(f"{base}/_alias/{alias}", timeout=30).json())
+    assert after and after.isdisjoint(before)
+    assert httpx.head(f"{base}/{next(iter(before))}", timeout=30).status_code == 404
+    assert searched > 0 and failures == []
+    again = api.client.post("/search", json={"query": "NWL-4031", "space": "wiki"}).json()
+    assert [r["id"] for r in again["results"]] == [r["id"] for r in expected["results"]]
+
+
+def test_worker_logs_are_json_with_the_job_id(worker: Worker, wiki_job: dict[str, Any]) -> None:
+    lines = [line for line in worker.log_path.read_text().splitlines() if line.startswith("{")]
+    events = [json.loads(line) for line in lines]
+    done = [e for e in events if e.get("event") == "task.done"]
+    assert done and all(e.get("job_id") for e in done)
