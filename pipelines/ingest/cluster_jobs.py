@@ -33,7 +33,8 @@ log = structlog.get_logger(__name__)
 PLAN, CONVERT, EMBED, INDEX = "plan", "convert", "embed", "index"
 # Embedding is the expensive part (GPU nodes in production), so it has a queue of its own.
 QUEUE_OF = {PLAN: "convert", CONVERT: "convert", EMBED: "embed", INDEX: "index"}
-SOURCES_PER_TASK = 8
+# Large enough for efficient embedding batches, small enough to spread over workers.
+SOURCES_PER_TASK = 16
 
 COUNT_KEYS = ("total", "added", "updated", "unchanged", "deleted", "failed", "embedded", "indexed")
 
@@ -305,14 +306,15 @@ class ClusterJobs:
             self._finish_if_done(conn, job_id)
         return [(kind, key) for kind, key, _ in outcome.follow_ups]
 
-    @staticmethod
-    def _finish_if_done(conn: psycopg.Connection, job_id: str) -> None:
+    def _finish_if_done(self, conn: psycopg.Connection, job_id: str) -> None:
         open_tasks, failed_tasks = conn.execute(
             "SELECT count(*) FILTER (WHERE state = 'queued'),"
             " count(*) FILTER (WHERE state = 'failed') FROM job_tasks WHERE job_id = %s",
             (job_id,),
         ).fetchone() or (0, 0)
         if open_tasks == 0:
+            # Before the job says done, its documents must be searchable.
+            self._stages.keyword.refresh()
             final = "failed" if failed_tasks else "done"
             conn.execute(
                 "UPDATE jobs SET state = %s, finished_at = now(),"

@@ -93,6 +93,7 @@ class IngestService:
                     self._embed(touched, progress, summary)
                 changed = [doc for doc in converted.changed if doc.space == touched]
                 self._index(touched, changed, progress, summary)
+            stages.keyword.refresh()
         except Exception:
             self._jobs.finish(job_id, "failed", summary.counts(), summary.failures())
             bound.exception("ingest.failed")

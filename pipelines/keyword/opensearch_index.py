@@ -157,7 +157,7 @@ class OpenSearchKeywordIndex:
 
     def upsert(self, documents: Sequence[Document]) -> None:
         if documents:
-            self._guard(lambda: self._bulk(self.alias, documents, refresh="wait_for"))
+            self._guard(lambda: self._bulk(self.alias, documents))
 
     def delete(self, doc_ids: Sequence[str]) -> None:
         if not doc_ids:
@@ -165,9 +165,7 @@ class OpenSearchKeywordIndex:
         actions = (
             {"_op_type": "delete", "_index": self.alias, "_id": doc_id} for doc_id in doc_ids
         )
-        self._guard(
-            lambda: helpers.bulk(self._client, actions, raise_on_error=False, refresh="wait_for")
-        )
+        self._guard(lambda: helpers.bulk(self._client, actions, raise_on_error=False))
 
     def search(self, query: str, *, limit: int, filters: SearchFilters) -> list[Hit]:
         if limit <= 0 or not query.strip():
@@ -184,6 +182,11 @@ class OpenSearchKeywordIndex:
         }
         response = self._guard(lambda: self._client.search(index=self.alias, body=body))
         return [Hit(hit["_id"], float(hit["_score"])) for hit in response["hits"]["hits"]]
+
+    def refresh(self) -> None:
+        """Writes become searchable within the index's refresh interval (1 s) anyway; this makes
+        them so now, once per job rather than once per bulk request."""
+        self._guard(lambda: self._client.indices.refresh(index=self.alias))
 
     def ids(self, space: str) -> set[str]:
         return set(self.hashes(space))
@@ -222,12 +225,12 @@ class OpenSearchKeywordIndex:
         except _UNREACHABLE as error:
             raise _unavailable(error) from error
 
-    def _bulk(self, index: str, documents: Sequence[Document], refresh: str | bool = False) -> None:
+    def _bulk(self, index: str, documents: Sequence[Document]) -> None:
         actions = (
             {"_op_type": "index", "_index": index, "_id": doc.id, "_source": _source(doc)}
             for doc in documents
         )
-        helpers.bulk(self._client, actions, chunk_size=500, refresh=refresh)
+        helpers.bulk(self._client, actions, chunk_size=500)
 
 
 def _source(doc: Document) -> dict[str, Any]:

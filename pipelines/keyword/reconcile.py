@@ -19,6 +19,8 @@ class HashedKeywordIndex(Protocol):
 
     def delete(self, doc_ids: list[str]) -> None: ...
 
+    def refresh(self) -> None: ...
+
 
 @dataclass
 class ReconcileReport:
@@ -57,4 +59,5 @@ def reconcile(
         report.missing += missing
         report.stale += stale
         report.extra += extra
+    index.refresh()
     return report

@@ -80,6 +80,9 @@ class TantivyKeywordIndex:
         result = searcher.search(self._term("space", space), total)
         return {str(searcher.doc(address).get_first("id")) for _, address in result.hits}
 
+    def refresh(self) -> None:
+        """Every upsert and delete already commits and reloads."""
+
     def _term(self, field: str, value: str) -> tantivy.Query:
         return tantivy.Query.term_query(self._schema, field, value)
 
