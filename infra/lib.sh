@@ -33,6 +33,19 @@ wf_log() { printf '[%s] %s\n' "${WF_SERVICE:-infra}" "$*" >&2; }
 wf_die() { printf '[%s] ERROR: %s\n' "${WF_SERVICE:-infra}" "$*" >&2; exit 1; }
 
 # wf_log_tail FILE [LINES]: print the end of a log file to stderr (for failures).
+# wf_parse_purge ARGS...: the down scripts' only option; prints 1 with --purge, else 0.
+wf_parse_purge() {
+  local purge=0 arg
+  for arg in "$@"; do
+    case "$arg" in
+      --purge) purge=1 ;;
+      -h | --help) echo "usage: $0 [--purge]" >&2; exit 0 ;;
+      *) wf_die "unknown argument: $arg (usage: $0 [--purge])" ;;
+    esac
+  done
+  printf '%s\n' "$purge"
+}
+
 wf_log_tail() {
   local file="$1" lines="${2:-40}"
   if [[ -s "$file" ]]; then

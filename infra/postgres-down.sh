@@ -8,14 +8,7 @@ WF_SERVICE=postgres
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd /
 
-purge=0
-for arg in "$@"; do
-  case "$arg" in
-    --purge) purge=1 ;;
-    -h | --help) echo "usage: $0 [--purge]"; exit 0 ;;
-    *) wf_die "unknown argument: $arg (usage: $0 [--purge])" ;;
-  esac
-done
+purge="$(wf_parse_purge "$@")"
 
 STOP_TIMEOUT="${WIKIFUSE_POSTGRES_STOP_TIMEOUT:-30}"
 PG_OS_USER="${WIKIFUSE_POSTGRES_OS_USER:-embedded_postgres}"

@@ -6,14 +6,7 @@ WF_SERVICE=redis
 # shellcheck source=infra/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-purge=0
-for arg in "$@"; do
-  case "$arg" in
-    --purge) purge=1 ;;
-    -h | --help) echo "usage: $0 [--purge]"; exit 0 ;;
-    *) wf_die "unknown argument: $arg (usage: $0 [--purge])" ;;
-  esac
-done
+purge="$(wf_parse_purge "$@")"
 
 STOP_TIMEOUT="${WIKIFUSE_REDIS_STOP_TIMEOUT:-10}"
 STATE="$WIKIFUSE_SERVICES_DIR/redis"

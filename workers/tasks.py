@@ -10,7 +10,6 @@ from functools import lru_cache
 
 import structlog
 from celery import Task
-from celery.exceptions import MaxRetriesExceededError
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from pipelines.ingest.cluster_jobs import CONVERT, EMBED, INDEX, PLAN, ClusterJobs
@@ -42,13 +41,13 @@ def _run(task: Task, job_id: str, task_key: str) -> None:
     try:
         jobs().run(job_id, task_key)
     except TRANSIENT as error:
-        try:
-            countdown = min(2**task.request.retries, 60)
-            raise task.retry(
-                exc=error, countdown=countdown, max_retries=get_settings().task_max_retries
-            )
-        except MaxRetriesExceededError:
-            jobs().fail(job_id, task_key, f"gave up after {task.request.retries} retries: {error}")
+        max_retries = get_settings().task_max_retries
+        if task.request.retries >= max_retries:
+            # Celery would re-raise and drop the task: record it so the job can finish.
+            jobs().fail(job_id, task_key, f"gave up after {max_retries} retries: {error}")
+            return
+        countdown = min(2**task.request.retries, 60)
+        raise task.retry(exc=error, countdown=countdown, max_retries=max_retries) from error
     except Exception as error:  # a bug or bad data: retrying will not help
         log.exception("task.error")
         jobs().fail(job_id, task_key, f"{type(error).__name__}: {error}")

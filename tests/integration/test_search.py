@@ -115,3 +115,29 @@ def test_space_without_vectors_answers_with_bm25_and_says_so(
     assert response.mode_used == "bm25"
     assert any("not ready" in note for note in response.notes)
     assert [r.title for r in response.results] == ["Walrus gateway"]
+
+
+def test_vectors_of_another_model_are_never_compared(
+    runtime: EmbeddedRuntime, sample_space: str
+) -> None:
+    """A vector stored by another model (another fingerprint) is invisible to the query."""
+    import numpy as np
+
+    target = _search(runtime, "Postgres failover runbook", sample_space).results[0]
+    fingerprint = runtime.query_embedder().fingerprint
+    query = runtime.query_embedder().embed("quokka migration schedule")
+    with runtime.database.connection() as conn:
+        # Another model's vector equal to the query itself: it would rank first if compared.
+        conn.execute(
+            "INSERT INTO embeddings (document_id, model_fingerprint, content_hash, embedding)"
+            " VALUES (%s, 'other-model@0', 'x', %s)",
+            (target.doc_id, np.asarray(query)),
+        )
+    try:
+        response = _search(runtime, "quokka migration schedule", sample_space, mode="vector")
+        top = response.results[0]
+        assert top.vector_score is not None and top.vector_score < 0.99
+        assert fingerprint != "other-model@0"
+    finally:
+        with runtime.database.connection() as conn:
+            conn.execute("DELETE FROM embeddings WHERE model_fingerprint = 'other-model@0'")
