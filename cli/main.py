@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from cli.progress import progress_for
-from cli.render import print_eval, print_ingest, print_search
+from cli.render import print_comparison, print_eval, print_ingest, print_search
 from pipelines.evaluation.beir import DatasetError
 from pipelines.search.filters import SearchFilters
 from pipelines.search.service import EmptyQuery, Mode, SearchRequest
@@ -175,31 +175,46 @@ def evaluate(
     dataset_dir: Annotated[
         Path, typer.Argument(help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/.")
     ],
-    mode: Annotated[Mode, typer.Option("--mode", help="hybrid, bm25 or vector.")] = "hybrid",
+    mode: Annotated[
+        str, typer.Option("--mode", help="hybrid, bm25, vector, or rrf (hybrid without the pin).")
+    ] = "hybrid",
+    compare_modes: Annotated[
+        str | None,
+        typer.Option("--compare", help="Several modes in one table, e.g. bm25,vector,rrf,hybrid."),
+    ] = None,
     split: Annotated[str, typer.Option("--split", help="qrels/<split>.tsv to score.")] = "test",
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     cluster: ClusterOption = False,
 ) -> None:
-    """Index a BEIR dataset into its own space and score retrieval (nDCG@10, recall, MRR)."""
-    from pipelines.evaluation.runner import run_eval
+    """Index a BEIR dataset into its own space and score retrieval (nDCG@10, recall, MRR), per
+    query type too when queries carry metadata.type."""
+    from pipelines.evaluation.runner import EVAL_MODES, compare
 
+    modes = [m.strip() for m in (compare_modes or mode).split(",") if m.strip()]
+    unknown = [m for m in modes if m not in EVAL_MODES]
+    if unknown or not modes:
+        raise _fail(f"unknown mode {', '.join(unknown) or '(none)'}; use {', '.join(EVAL_MODES)}")
     settings = _settings(cluster)
     with _runtime(settings) as runtime, progress_for(err) as progress:
         try:
-            report = run_eval(
+            reports = compare(
                 dataset_dir,
                 ingest=runtime.ingest,
                 search=runtime.search,
-                mode=mode,
+                modes=modes,
                 split=split,
                 progress=progress,
             )
         except _USER_ERRORS as error:
             raise _fail(str(error)) from error
-    if as_json:
-        print(json.dumps(report.as_json(), ensure_ascii=False))
+    if as_json and compare_modes is None:
+        print(json.dumps(reports[0].as_json(), ensure_ascii=False))
+    elif as_json:
+        print(json.dumps({r.mode: r.as_json() for r in reports}, ensure_ascii=False))
+    elif compare_modes is None:
+        print_eval(out, reports[0])
     else:
-        print_eval(out, report)
+        print_comparison(out, reports)
 
 
 @app.command()

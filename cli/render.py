@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
 
 from pipelines.evaluation.runner import METRICS, EvalReport
 from pipelines.ingest.summary import IngestSummary
@@ -72,3 +73,36 @@ def print_eval(console: Console, report: EvalReport) -> None:
     for kind, values in report.by_type.items():
         cells = " · ".join(f"{name} {values[name]:.4f}" for name in METRICS)
         console.print(f"  [dim]{escape(kind)}[/] ({int(values['queries'])}): {cells}")
+
+
+def print_comparison(console: Console, reports: list[EvalReport]) -> None:
+    """One table: metrics as rows, modes as columns; then one per query type."""
+    first = reports[0]
+    console.print(
+        f"[bold]{escape(first.dataset)}[/] · {first.queries} queries "
+        f"(indexing {first.index_seconds:.1f}s, {first.embedded} embedded)"
+    )
+    console.print(_table("all queries", reports, [r.metrics for r in reports], latency=True))
+    for kind in first.by_type:
+        count = int(first.by_type[kind]["queries"])
+        console.print(_table(f"{kind} ({count})", reports, [r.by_type[kind] for r in reports]))
+
+
+def _table(
+    title: str,
+    reports: list[EvalReport],
+    values: list[dict[str, float]],
+    latency: bool = False,
+) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("metric")
+    for report in reports:
+        table.add_column(report.mode, justify="right")
+    for name in METRICS:
+        scores = [row[name] for row in values]
+        best = max(scores)
+        table.add_row(name, *(f"[bold]{s:.4f}[/]" if s == best else f"{s:.4f}" for s in scores))
+    if latency:
+        table.add_row("p50 ms", *(f"{r.latency_p50_ms:.1f}" for r in reports))
+        table.add_row("p95 ms", *(f"{r.latency_p95_ms:.1f}" for r in reports))
+    return table

@@ -6,6 +6,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from pipelines.evaluation.beir import Dataset, load_dataset
 from pipelines.evaluation.metrics import mrr_at, ndcg_at, percentile, recall_at
@@ -16,11 +17,20 @@ from pipelines.search.service import Mode, SearchRequest, SearchService
 
 METRICS = ("ndcg@10", "recall@5", "recall@10", "recall@100", "mrr@10")
 
+# What `eval` can compare: the three search modes, plus plain RRF (hybrid without the BM25 pin),
+# to show what the pin adds. Each maps to (search mode, pin ratio override).
+EVAL_MODES: dict[str, tuple[Mode, float | Literal["default"] | None]] = {
+    "bm25": ("bm25", "default"),
+    "vector": ("vector", "default"),
+    "rrf": ("hybrid", None),
+    "hybrid": ("hybrid", "default"),
+}
+
 
 @dataclass
 class EvalReport:
     dataset: str
-    mode: Mode
+    mode: str
     queries: int
     metrics: dict[str, float]
     latency_p50_ms: float
@@ -55,31 +65,69 @@ def run_eval(
     *,
     ingest: IngestService,
     search: SearchService,
-    mode: Mode,
+    mode: str,
     split: str = "test",
     progress: Progress | None = None,
 ) -> EvalReport:
+    """One mode; see `compare` for several over one indexing."""
+    return compare(
+        folder, ingest=ingest, search=search, modes=[mode], split=split, progress=progress
+    )[0]
+
+
+def compare(
+    folder: Path,
+    *,
+    ingest: IngestService,
+    search: SearchService,
+    modes: list[str],
+    split: str = "test",
+    progress: Progress | None = None,
+) -> list[EvalReport]:
+    """Index the dataset once (embedding only when a mode needs vectors), then score each mode."""
+    unknown = [mode for mode in modes if mode not in EVAL_MODES]
+    if unknown or not modes:
+        raise ValueError(f"unknown mode(s) {unknown}; choose from {', '.join(EVAL_MODES)}")
     progress = progress or NoProgress()
     space = eval_space(folder.resolve().name)
     dataset = load_dataset(folder, space, split)
     started = time.perf_counter()
     summary = ingest.ingest_documents(
-        dataset.corpus, space, embed=mode != "bm25", delete_missing=True, progress=progress
+        dataset.corpus,
+        space,
+        embed=any(mode != "bm25" for mode in modes),
+        delete_missing=True,
+        progress=progress,
     )
     index_seconds = time.perf_counter() - started
+    reports = []
+    for mode in modes:
+        report = _score_mode(dataset, search, space, mode, progress)
+        report.index_seconds, report.embedded = index_seconds, summary.embedded
+        reports.append(report)
+    return reports
+
+
+def _score_mode(
+    dataset: Dataset, search: SearchService, space: str, mode: str, progress: Progress
+) -> EvalReport:
+    search_mode, pin_ratio = EVAL_MODES[mode]
+    filters = SearchFilters(space=space)
+
+    def request(text: str, k: int) -> SearchRequest:
+        return SearchRequest(text, mode=search_mode, k=k, filters=filters, pin_ratio=pin_ratio)
 
     to_beir = dataset.corpus_ids
-    filters = SearchFilters(space=space)
     per_query: dict[str, dict[str, float]] = {}
     latencies: list[float] = []
-    progress.stage("queries", len(dataset.queries))
+    progress.stage(mode, len(dataset.queries))
     for query in dataset.queries:
         began = time.perf_counter()
-        top10 = search.search(SearchRequest(query.text, mode=mode, k=10, filters=filters))
+        top10 = search.search(request(query.text, 10))
         latencies.append((time.perf_counter() - began) * 1000)
         # Recall@100 asks each retriever for 100 candidates; the top-10 metrics and latency above
         # use the configured candidate depth, as users get it.
-        top100 = search.search(SearchRequest(query.text, mode=mode, k=100, filters=filters))
+        top100 = search.search(request(query.text, 100))
         per_query[query.id] = _score(
             [to_beir[r.doc_id] for r in top10.results],
             [to_beir[r.doc_id] for r in top100.results],
@@ -95,8 +143,6 @@ def run_eval(
         latency_p50_ms=percentile(latencies, 0.50),
         latency_p95_ms=percentile(latencies, 0.95),
         by_type=_by_type(dataset, per_query),
-        index_seconds=index_seconds,
-        embedded=summary.embedded,
     )
 
 

@@ -126,6 +126,16 @@ def test_eval_json_on_a_small_beir_folder(cli_env: dict[str, str], tmp_path: Pat
     rerun = json.loads(run(cli_env, "eval", str(dataset), "--mode", "vector", "--json").stdout)
     assert rerun["embedded"] == 0 and rerun["mode"] == "vector"
 
+    modes = "bm25,vector,rrf,hybrid"
+    table = json.loads(run(cli_env, "eval", str(dataset), "--compare", modes, "--json").stdout)
+    assert list(table) == modes.split(",")
+    assert all(set(entry["by_type"]) == {"lexical", "paraphrase"} for entry in table.values())
+    printed = run(cli_env, "eval", str(dataset), "--compare", modes).stdout
+    assert "all queries" in printed and "paraphrase (1)" in printed and "rrf" in printed
+
+    wrong = run(cli_env, "eval", str(dataset), "--compare", "bm25,fuzzy", check=False)
+    assert wrong.returncode == 2 and "unknown mode fuzzy" in wrong.stderr
+
 
 @pytest.mark.skipif(not (SHARED_EVAL / "dureader_robust_zh").exists(), reason="no shared eval data")
 def test_dureader_bm25_and_hybrid(cli_env: dict[str, str]) -> None:
