@@ -66,16 +66,22 @@ def _with_lxml(data: bytes) -> tuple[str, str]:
     return "\n".join(lines), title
 
 
+def _without_permalinks(text: str) -> str:
+    """Documentation generators (Sphinx, DocBook) end headings with a "¶" permalink."""
+    return text.replace("\u00b6", "")
+
+
 def convert_html(item: SourceItem, space: str) -> Document:
     extracted = _with_trafilatura(item.data)
     if extracted is not None:
         extractor, (markdown_text, title) = "trafilatura", extracted
-        parsed = parse_markdown(markdown_text)
+        parsed = parse_markdown(_without_permalinks(markdown_text))
+        title = _without_permalinks(title)
     else:
         # <title> often carries a site-name suffix; the page's own h1 is the better title.
         extractor, (markdown_text, page_title) = "lxml", _with_lxml(item.data)
-        parsed = parse_markdown(markdown_text)
-        title = parsed.first_h1 or page_title
+        parsed = parse_markdown(_without_permalinks(markdown_text))
+        title = parsed.first_h1 or _without_permalinks(page_title)
     return build_document(
         item,
         space,

@@ -11,6 +11,7 @@ again harmlessly and counts once.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -96,8 +97,6 @@ class ClusterJobs:
             raise JobError("a job needs at least one source (a path or an http(s) URL)")
         if not space.strip():
             raise JobError("the space name is empty")
-        import uuid
-
         job_id = uuid.uuid4().hex
         with self._db.connection() as conn, conn.transaction():
             conn.execute(

@@ -72,3 +72,19 @@ def test_tiny_page_still_converts() -> None:
     assert isinstance(result, Document), result
     assert "Short note." in result.text
     assert result.title == "Note"
+
+
+def test_heading_permalinks_are_dropped() -> None:
+    page = (
+        b"<html><head><title>os \xe2\x80\x94 Misc\xc2\xb6</title></head><body><article>"
+        b"<h1>os \xe2\x80\x94 Misc<a class='headerlink' href='#os'>\xc2\xb6</a></h1>"
+        b"<p>This module provides a portable way of using operating system dependent "
+        b"functionality, such as reading or writing files and managing processes.</p>"
+        b"<h2>Files<a class='headerlink' href='#files'>\xc2\xb6</a></h2>"
+        b"<p>Functions that create and remove files and directories on the system.</p>"
+        b"</article></body></html>"
+    )
+    result = convert(SourceItem(uri="https://docs/os.html", data=page), "docs")
+    assert isinstance(result, Document), result
+    assert "\u00b6" not in result.title and "\u00b6" not in result.text
+    assert all("\u00b6" not in section.title for section in result.sections)
