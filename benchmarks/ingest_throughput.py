@@ -29,7 +29,7 @@ def main() -> None:
     parser.add_argument("--space", default="bench-ingest")
     args = parser.parse_args()
 
-    rows = []
+    rows: list[dict[str, str]] = []
     with args.corpus.open(encoding="utf-8") as handle:
         for line in handle:
             if len(rows) == args.docs:
