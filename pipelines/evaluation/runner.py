@@ -15,7 +15,7 @@ from pipelines.ingest.service import IngestService
 from pipelines.search.filters import SearchFilters
 from pipelines.search.service import Mode, SearchRequest, SearchService
 
-METRICS = ("ndcg@10", "recall@5", "recall@10", "recall@100", "mrr@10")
+METRICS = ("ndcg@10", "recall@5", "recall@10", "recall@20", "recall@100", "mrr@10")
 
 # What `eval` can compare: the three search modes, plus plain RRF (hybrid without the BM25 pin),
 # to show what the pin adds. Each maps to (search mode, pin ratio override).
@@ -125,11 +125,14 @@ def _score_mode(
         began = time.perf_counter()
         top10 = search.search(request(query.text, 10))
         latencies.append((time.perf_counter() - began) * 1000)
-        # Recall@100 asks each retriever for 100 candidates; the top-10 metrics and latency above
-        # use the configured candidate depth, as users get it.
+        # The top-10 metrics and the latency use the configured candidate depth, as users get
+        # it; Recall@20 and Recall@100 ask for that many results (and at least as many
+        # candidates from each retriever) in passes that are not timed.
+        top20 = search.search(request(query.text, 20))
         top100 = search.search(request(query.text, 100))
         per_query[query.id] = _score(
             [to_beir[r.doc_id] for r in top10.results],
+            [to_beir[r.doc_id] for r in top20.results],
             [to_beir[r.doc_id] for r in top100.results],
             dataset.qrels[query.id],
         )
@@ -146,11 +149,14 @@ def _score_mode(
     )
 
 
-def _score(top10: list[str], top100: list[str], relevance: dict[str, int]) -> dict[str, float]:
+def _score(
+    top10: list[str], top20: list[str], top100: list[str], relevance: dict[str, int]
+) -> dict[str, float]:
     return {
         "ndcg@10": ndcg_at(top10, relevance, 10),
         "recall@5": recall_at(top10, relevance, 5),
         "recall@10": recall_at(top10, relevance, 10),
+        "recall@20": recall_at(top20, relevance, 20),
         "recall@100": recall_at(top100, relevance, 100),
         "mrr@10": mrr_at(top10, relevance, 10),
     }
