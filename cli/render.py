@@ -70,6 +70,11 @@ def print_eval(console: Console, report: EvalReport) -> None:
     console.print(
         f"  latency p50 {report.latency_p50_ms:.1f} ms · p95 {report.latency_p95_ms:.1f} ms"
     )
+    if report.metrics["pin_rate"]:
+        console.print(
+            f"  BM25 pin fired on {report.metrics['pin_rate']:.0%} of queries; its top 1 was "
+            f"right {report.metrics['pin_top1_right']:.0%} of those times"
+        )
     for kind, values in report.by_type.items():
         cells = " · ".join(f"{name} {values[name]:.4f}" for name in METRICS)
         console.print(f"  [dim]{escape(kind)}[/] ({int(values['queries'])}): {cells}")
@@ -102,6 +107,8 @@ def _table(
         scores = [row[name] for row in values]
         best = max(scores)
         table.add_row(name, *(f"[bold]{s:.4f}[/]" if s == best else f"{s:.4f}" for s in scores))
+    table.add_row("pin fired", *(f"{row['pin_rate']:.0%}" for row in values))
+    table.add_row("pinned top1 right", *(f"{row['pin_top1_right']:.0%}" for row in values))
     if latency:
         table.add_row("p50 ms", *(f"{r.latency_p50_ms:.1f}" for r in reports))
         table.add_row("p95 ms", *(f"{r.latency_p95_ms:.1f}" for r in reports))

@@ -130,11 +130,18 @@ def _score_mode(
         # candidates from each retriever) in passes that are not timed.
         top20 = search.search(request(query.text, 20))
         top100 = search.search(request(query.text, 100))
+        relevance = dataset.qrels[query.id]
         per_query[query.id] = _score(
             [to_beir[r.doc_id] for r in top10.results],
             [to_beir[r.doc_id] for r in top20.results],
             [to_beir[r.doc_id] for r in top100.results],
-            dataset.qrels[query.id],
+            relevance,
+        )
+        # How often the BM25 pin fires, and how often its top 1 is then right.
+        pinned = bool(top10.results) and top10.results[0].pinned
+        per_query[query.id]["pin_fired"] = float(pinned)
+        per_query[query.id]["pin_right"] = float(
+            pinned and relevance.get(to_beir[top10.results[0].doc_id], 0) > 0
         )
         progress.advance()
 
@@ -164,9 +171,14 @@ def _score(
 
 def _mean(rows: Iterable[dict[str, float]]) -> dict[str, float]:
     listed = list(rows)
-    return (
-        {name: sum(row[name] for row in listed) / len(listed) for name in METRICS} if listed else {}
-    )
+    if not listed:
+        return {}
+    means = {name: sum(row[name] for row in listed) / len(listed) for name in METRICS}
+    fired = sum(row["pin_fired"] for row in listed)
+    means["pin_rate"] = fired / len(listed)
+    # Share of pinned queries whose pinned top 1 is relevant (0 when the pin never fired).
+    means["pin_top1_right"] = sum(row["pin_right"] for row in listed) / fired if fired else 0.0
+    return means
 
 
 def _by_type(

@@ -122,6 +122,9 @@ def test_eval_json_on_a_small_beir_folder(cli_env: dict[str, str], tmp_path: Pat
     assert report["recall@10"] == 1.0 and report["mrr@10"] >= 0.75
     assert set(report["by_type"]) == {"lexical", "paraphrase"}
     assert report["embedded"] == 3
+    # "arctic walrus" matches one page only: a lone BM25 hit pins, and it is the right page.
+    assert report["by_type"]["lexical"]["pin_rate"] == 1.0
+    assert report["by_type"]["lexical"]["pin_top1_right"] == 1.0
 
     rerun = json.loads(run(cli_env, "eval", str(dataset), "--mode", "vector", "--json").stdout)
     assert rerun["embedded"] == 0 and rerun["mode"] == "vector"
