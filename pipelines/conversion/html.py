@@ -11,7 +11,12 @@ import lxml.html
 import trafilatura
 from lxml import etree
 
-from pipelines.conversion._common import ConversionError, build_document, stem_title
+from pipelines.conversion._common import (
+    ConversionError,
+    build_document,
+    decode_text,
+    stem_title,
+)
 from pipelines.conversion.markdown import parse_markdown
 from pipelines.documents import Document, FailureReason
 from pipelines.sources.item import SourceItem
@@ -71,12 +76,28 @@ def _without_permalinks(text: str) -> str:
     return text.replace("\u00b6", "")
 
 
+def _page_title(data: bytes) -> str:
+    try:
+        root = lxml.html.document_fromstring(decode_text(data))
+    except (etree.ParserError, ValueError):
+        return ""
+    return " ".join(_without_permalinks(root.findtext(".//title") or "").split())
+
+
+def _best_title(extracted: str, page_title: str) -> str:
+    """trafilatura's title drops site-name suffixes ("Deploy | Team Wiki" -> "Deploy"), but on
+    some pages it takes a callout's heading ("Note"); trust it only when <title> agrees."""
+    if not page_title or (extracted and extracted.casefold() in page_title.casefold()):
+        return extracted or page_title
+    return page_title
+
+
 def convert_html(item: SourceItem, space: str) -> Document:
     extracted = _with_trafilatura(item.data)
     if extracted is not None:
         extractor, (markdown_text, title) = "trafilatura", extracted
         parsed = parse_markdown(_without_permalinks(markdown_text))
-        title = _without_permalinks(title)
+        title = _best_title(_without_permalinks(title).strip(), _page_title(item.data))
     else:
         # <title> often carries a site-name suffix; the page's own h1 is the better title.
         extractor, (markdown_text, page_title) = "lxml", _with_lxml(item.data)

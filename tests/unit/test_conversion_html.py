@@ -88,3 +88,17 @@ def test_heading_permalinks_are_dropped() -> None:
     assert isinstance(result, Document), result
     assert "\u00b6" not in result.title and "\u00b6" not in result.text
     assert all("\u00b6" not in section.title for section in result.sections)
+
+
+def test_title_from_a_callout_heading_is_not_trusted() -> None:
+    page = (
+        b"<html><head><title>oid2name</title></head><body><div class='refentry'>"
+        b"<h2>oid2name</h2><p>oid2name resolves OIDs and file nodes in a data directory.</p>"
+        b"<div class='note'><h3>Note</h3><p>oid2name requires a running database server "
+        b"with non-corrupt system catalogs, so it is of limited use after corruption.</p></div>"
+        b"<h2>Options</h2><p>The options control which objects are listed and how.</p>"
+        b"</div></body></html>"
+    )
+    result = convert(SourceItem(uri="https://docs/oid2name.html", data=page), "docs")
+    assert isinstance(result, Document), result
+    assert result.title == "oid2name"
