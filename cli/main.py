@@ -176,7 +176,12 @@ def evaluate(
         Path, typer.Argument(help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/.")
     ],
     mode: Annotated[
-        str, typer.Option("--mode", help="hybrid, bm25, vector, or rrf (hybrid without the pin).")
+        str,
+        typer.Option(
+            "--mode",
+            help="hybrid, bm25, vector, rrf (hybrid without the pin) or rerank (BM25's top N "
+            "re-ordered by vectors).",
+        ),
     ] = "hybrid",
     compare_modes: Annotated[
         str | None,

@@ -178,6 +178,37 @@ class SearchService:
         )
         return SearchResponse(query, request.mode, mode_used, results, notes, timings)
 
+    def rerank(self, request: SearchRequest) -> SearchResponse:
+        """BM25's top N re-ordered by vector similarity: a baseline for the benchmark, to show
+        why re-ranking is not fusion (it can only reorder what BM25 already found)."""
+        query = request.query.strip()
+        if not query:
+            raise EmptyQuery("the query is empty")
+        depth = max(request.candidates or self._settings.candidates, request.k)
+        bm25 = self._keyword.search(query, limit=depth, filters=request.filters)
+        embedder = self._query_embedder()
+        scores = self._vectors.similarities(
+            embedder.embed(query), embedder.fingerprint, [hit.doc_id for hit in bm25]
+        )
+        # Documents without a vector (mostly CJK) keep their BM25 order after the others.
+        order = sorted(
+            range(len(bm25)),
+            key=lambda i: (bm25[i].doc_id not in scores, -scores.get(bm25[i].doc_id, 0.0), i),
+        )
+        fused = [
+            FusedHit(
+                doc_id=bm25[i].doc_id,
+                rrf_score=0.0,
+                bm25_rank=i + 1,
+                bm25_score=bm25[i].score,
+                vector_rank=None,
+                vector_score=scores.get(bm25[i].doc_id),
+                pinned=False,
+            )
+            for i in order[: request.k]
+        ]
+        return SearchResponse(query, "hybrid", "hybrid", self._results(fused, query))
+
     def _vector_search(
         self, query: str, depth: int, filters: SearchFilters, timings: dict[str, float]
     ) -> list[Hit]:

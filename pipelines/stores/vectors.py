@@ -21,6 +21,10 @@ class VectorIndex(Protocol):
         self, vector: np.ndarray, fingerprint: str, *, limit: int, filters: SearchFilters
     ) -> list[Hit]: ...
 
+    def similarities(
+        self, vector: np.ndarray, fingerprint: str, doc_ids: Sequence[str]
+    ) -> dict[str, float]: ...
+
 
 def _index_name(fingerprint: str) -> str:
     return "embeddings_hnsw_" + hashlib.sha256(fingerprint.encode()).hexdigest()[:12]
@@ -121,6 +125,20 @@ class PgVectorIndex:
         # relaxed_order may return neighbours slightly out of order: sort by the exact distance.
         rows.sort(key=lambda row: (row[1], row[0]))
         return [Hit(doc_id, 1.0 - float(distance)) for doc_id, distance in rows]
+
+    def similarities(
+        self, vector: np.ndarray, fingerprint: str, doc_ids: Sequence[str]
+    ) -> dict[str, float]:
+        """Cosine similarity of the query to each of these documents (those with a vector)."""
+        if not doc_ids:
+            return {}
+        query = sql.SQL(
+            "SELECT document_id, 1 - ((embedding::vector({dims})) <=> %s) FROM embeddings"
+            " WHERE model_fingerprint = %s AND document_id = ANY(%s)"
+        ).format(dims=sql.Literal(len(vector)))
+        with self._db.connection() as conn:
+            rows = conn.execute(query, [vector, fingerprint, list(doc_ids)]).fetchall()
+        return {doc_id: float(score) for doc_id, score in rows}
 
 
 def _filter_clause(filters: SearchFilters) -> tuple[sql.Composable, list[object]]:

@@ -77,6 +77,12 @@ class FakeVectors:
         self.has_vectors_calls.append((fingerprint, filters))
         return self.ready
 
+    def similarities(
+        self, vector: np.ndarray, fingerprint: str, doc_ids: Sequence[str]
+    ) -> dict[str, float]:
+        scores = {hit.doc_id: hit.score for hit in self.hits}
+        return {d: scores[d] for d in doc_ids if d in scores}
+
 
 class FakeDocuments:
     def __init__(self, documents: Sequence[Document]) -> None:
@@ -555,3 +561,13 @@ def test_snippet_is_built_from_the_query(make: Callable[..., Harness]) -> None:
     response = h.search("replica lag", mode="bm25")
 
     assert response.results[0].snippet.startswith("Replica lag is measured in ms.")
+
+
+def test_rerank_reorders_bm25_candidates_by_vector_similarity(make: Callable[..., Harness]) -> None:
+    # BM25 finds a, b, c; vectors know b (0.9) and a (0.7), not c; d is a vector-only hit.
+    harness = make(keyword=FakeKeyword(FLAT_BM25))
+    response = harness.service.rerank(SearchRequest("query", k=10))
+    assert [r.doc_id for r in response.results] == ["b", "a", "c"]
+    assert [r.bm25_rank for r in response.results] == [2, 1, 3]
+    assert [r.vector_score for r in response.results] == [0.9, 0.7, None]
+    assert all(not r.pinned for r in response.results)
