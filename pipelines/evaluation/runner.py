@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -17,15 +17,22 @@ from pipelines.search.service import Mode, SearchRequest, SearchResponse, Search
 
 METRICS = ("ndcg@10", "recall@5", "recall@10", "recall@20", "recall@100", "mrr@10")
 
-# What `eval` can compare: the three search modes, plus plain RRF (hybrid without the BM25 pin),
-# to show what the pin adds. Each maps to (search mode, pin ratio override).
-EVAL_MODES: dict[str, tuple[Mode, float | Literal["default"] | None]] = {
-    "bm25": ("bm25", "default"),
-    "vector": ("vector", "default"),
-    "rrf": ("hybrid", None),
-    "hybrid": ("hybrid", "default"),
-    # BM25's top N re-ordered by vector similarity (not fusion; see SearchService.rerank).
-    "rerank": ("hybrid", None),
+# What `eval` can compare: the three search modes; plain RRF (hybrid without the BM25 pin), to
+# show what the pin adds; and BM25's top N re-ordered by vectors, to show why re-ranking is not
+# fusion. Each names how it answers a request.
+Runner = Callable[[SearchService, SearchRequest], SearchResponse]
+
+
+def _searching(mode: Mode, pin_ratio: float | Literal["default"] | None = "default") -> Runner:
+    return lambda search, request: search.search(replace(request, mode=mode, pin_ratio=pin_ratio))
+
+
+EVAL_MODES: dict[str, Runner] = {
+    "bm25": _searching("bm25"),
+    "vector": _searching("vector"),
+    "rrf": _searching("hybrid", None),
+    "hybrid": _searching("hybrid"),
+    "rerank": lambda search, request: search.rerank(request),
 }
 
 
@@ -113,12 +120,11 @@ def compare(
 def _score_mode(
     dataset: Dataset, search: SearchService, space: str, mode: str, progress: Progress
 ) -> EvalReport:
-    search_mode, pin_ratio = EVAL_MODES[mode]
+    answer = EVAL_MODES[mode]
     filters = SearchFilters(space=space)
 
     def run(text: str, k: int) -> SearchResponse:
-        request = SearchRequest(text, mode=search_mode, k=k, filters=filters, pin_ratio=pin_ratio)
-        return search.rerank(request) if mode == "rerank" else search.search(request)
+        return answer(search, SearchRequest(text, k=k, filters=filters))
 
     to_beir = dataset.corpus_ids
     per_query: dict[str, dict[str, float]] = {}

@@ -188,17 +188,6 @@ class ClusterJobs:
         outcome = _Outcome(failures=[{"source": f"task {task_key}", "reason": reason}])
         self._complete(job_id, task_key, outcome, state="failed", error=reason)
 
-    def resend_queued(self, job_id: str) -> int:
-        """Send every still-queued task of a job again (duplicates are harmless)."""
-        with self._db.connection() as conn:
-            rows = conn.execute(
-                "SELECT kind, task_key FROM job_tasks WHERE job_id = %s AND state = 'queued'",
-                (job_id,),
-            ).fetchall()
-        for kind, key in rows:
-            self._queue.send(kind, job_id, key)
-        return len(rows)
-
     # -- the tasks ---------------------------------------------------------------------------
 
     def _plan(

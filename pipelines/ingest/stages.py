@@ -101,6 +101,7 @@ class IngestStages:
         self.keyword = keyword
         self._embedder = embedder  # called only when something needs embedding
         self._settings = settings
+        self._fingerprint: str | None = None
 
     def convert(
         self,
@@ -195,10 +196,12 @@ class IngestStages:
 
     def fingerprint(self) -> str:
         """The model's fingerprint from its folder, without loading it when nothing needs it."""
-        try:
-            return model_fingerprint(resolve_model_dir(self._settings))
-        except ModelAssemblyError:
-            return self._embedder().fingerprint  # a custom model folder: load it to ask
+        if self._fingerprint is None:
+            try:
+                self._fingerprint = model_fingerprint(resolve_model_dir(self._settings))
+            except ModelAssemblyError:
+                self._fingerprint = self._embedder().fingerprint  # custom folder: ask the model
+        return self._fingerprint
 
     def missing_from_keyword_index(self, space: str) -> list[str]:
         """Documents Postgres has and the keyword index lacks (a crash between the two writes)."""

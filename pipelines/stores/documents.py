@@ -146,14 +146,6 @@ class DocumentStore:
         with self._db.connection() as conn:
             return {row[0] for row in conn.execute("SELECT DISTINCT space FROM documents")}
 
-    def count(self, space: str | None = None) -> int:
-        with self._db.connection() as conn:
-            row = conn.execute(
-                "SELECT count(*) FROM documents WHERE %s::text IS NULL OR space = %s",
-                (space, space),
-            ).fetchone()
-        return int(row[0]) if row else 0
-
 
 def _document(row: tuple[Any, ...], sections: list[Section]) -> Document:
     doc_id, space, uri, title, body, tags, acl, language, chash, metadata = row

@@ -215,24 +215,19 @@ def test_reconcile_repairs_the_keyword_index(
         json={"doc": {"content_hash": "stale"}},
         timeout=30,
     ).raise_for_status()
-    done = subprocess.run(
-        [*WIKIFUSE, "reconcile", "--space", "wiki"],
-        env=cluster_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    assert "1 missing, 1 stale, 0 extra" in done.stdout
-    again = subprocess.run(
-        [*WIKIFUSE, "reconcile", "--space", "wiki"],
-        env=cluster_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    assert "0 missing, 0 stale, 0 extra" in again.stdout
+
+    def reconcile() -> str:
+        return subprocess.run(
+            [*WIKIFUSE, "reconcile", "--space", "wiki"],
+            env=cluster_env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        ).stdout
+
+    assert "1 missing, 1 stale, 0 extra" in reconcile()
+    assert "0 missing, 0 stale, 0 extra" in reconcile()
 
 
 def test_cli_ingest_cluster_follows_the_job(

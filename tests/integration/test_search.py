@@ -97,9 +97,7 @@ def test_tag_filter(runtime: EmbeddedRuntime, sample_space: str) -> None:
             assert stored is not None and tag in stored.tags
 
 
-def test_space_without_vectors_answers_with_bm25_and_says_so(
-    runtime: EmbeddedRuntime, tmp_path: object
-) -> None:
+def test_space_without_vectors_answers_with_bm25_and_says_so(runtime: EmbeddedRuntime) -> None:
     from pipelines.documents import Document, content_hash
 
     doc = Document(
