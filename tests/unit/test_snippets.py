@@ -115,3 +115,19 @@ def test_chinese_long_text_is_capped() -> None:
     assert len(result) == 30
     assert result.startswith("索引很")
     assert result.endswith("…")
+
+
+def test_finds_terms_the_stemmer_rewrites() -> None:
+    # "happiness" and "happy" both stem to "happi", which is not a substring of "happy".
+    text = "Opening line. Nothing here. They were happy about the replica."
+    assert snippet(text, "happiness replica", max_chars=60) == (
+        "They were happy about the replica."
+    )
+
+
+def test_the_best_sentence_wins_even_when_a_weaker_one_comes_first() -> None:
+    sentences = [f"Filler sentence number {i} about replica." for i in range(300)]
+    sentences.append("Replica lag health is the answer.")
+    assert snippet(" ".join(sentences), "replica lag health", max_chars=40) == (
+        "Replica lag health is the answer."
+    )
