@@ -11,6 +11,8 @@ import platformdirs
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from pipelines.embedding.passages import vector_key
+
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 
@@ -32,6 +34,11 @@ class Settings(BaseSettings):
     embed_batch_size: int = Field(default=32, ge=1)
     # Characters of title + leading text handed to the model; it keeps 256 tokens anyway.
     embed_max_chars: int = Field(default=2000, ge=100)
+    # page: one vector per document (title + leading text); section: one per passage of each
+    # section, a document scoring as its best passage (see pipelines/embedding/passages.py).
+    embed_granularity: Literal["page", "section"] = "page"
+    embed_passage_chars: int = Field(default=1000, ge=100)
+    embed_max_passages: int = Field(default=64, ge=1)
     candidates: int = Field(default=20, ge=1, le=1000)
     rrf_k: int = Field(default=60, ge=1)
     pin_ratio: float | None = Field(default=1.05, gt=1.0)
@@ -52,6 +59,10 @@ class Settings(BaseSettings):
     # killed mid-task). Longer than the slowest task, or that task runs twice (harmlessly).
     task_visibility_timeout_s: int = Field(default=3600, ge=5)
     task_max_retries: int = Field(default=5, ge=0)
+
+    def vector_key(self, fingerprint: str) -> str:
+        """Vectors of this model at the configured granularity are stored under this key."""
+        return vector_key(fingerprint, self.embed_granularity)
 
     @property
     def postgres_dir(self) -> Path:

@@ -47,6 +47,8 @@ class EvalReport:
     by_type: dict[str, dict[str, float]] = field(default_factory=dict)
     index_seconds: float = 0.0
     embedded: int = 0
+    # Query id -> the top 10 BEIR ids, for looking at single questions (not in as_json).
+    rankings: dict[str, list[str]] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -98,50 +100,63 @@ def compare(
     if unknown or not modes:
         raise ValueError(f"unknown mode(s) {unknown}; choose from {', '.join(EVAL_MODES)}")
     progress = progress or NoProgress()
+    prepared = prepare(
+        folder, ingest, split, embed=any(mode != "bm25" for mode in modes), progress=progress
+    )
+    return [score(prepared, search, mode, EVAL_MODES[mode], progress) for mode in modes]
+
+
+@dataclass
+class Prepared:
+    """A dataset indexed into its own space, and what that indexing cost."""
+
+    dataset: Dataset
+    space: str
+    index_seconds: float
+    embedded: int
+
+
+def prepare(
+    folder: Path, ingest: IngestService, split: str, *, embed: bool, progress: Progress
+) -> Prepared:
+    """Load a BEIR folder and bring its space up to date (unchanged documents cost nothing)."""
     space = eval_space(folder.resolve().name)
     dataset = load_dataset(folder, space, split)
     started = time.perf_counter()
     summary = ingest.ingest_documents(
-        dataset.corpus,
-        space,
-        embed=any(mode != "bm25" for mode in modes),
-        delete_missing=True,
-        progress=progress,
+        dataset.corpus, space, embed=embed, delete_missing=True, progress=progress
     )
-    index_seconds = time.perf_counter() - started
-    reports = []
-    for mode in modes:
-        report = _score_mode(dataset, search, space, mode, progress)
-        report.index_seconds, report.embedded = index_seconds, summary.embedded
-        reports.append(report)
-    return reports
+    return Prepared(dataset, space, time.perf_counter() - started, summary.embedded)
 
 
-def _score_mode(
-    dataset: Dataset, search: SearchService, space: str, mode: str, progress: Progress
+def score(
+    prepared: Prepared, search: SearchService, name: str, answer: Runner, progress: Progress
 ) -> EvalReport:
-    answer = EVAL_MODES[mode]
-    filters = SearchFilters(space=space)
+    """Run every query through `answer` and score the rankings; `name` labels the report."""
+    dataset = prepared.dataset
+    filters = SearchFilters(space=prepared.space)
 
-    def run(text: str, k: int) -> SearchResponse:
-        return answer(search, SearchRequest(text, k=k, filters=filters))
+    def run(text: str, k: int, *, snippets: bool = False) -> SearchResponse:
+        return answer(search, SearchRequest(text, k=k, filters=filters, snippets=snippets))
 
     to_beir = dataset.corpus_ids
     per_query: dict[str, dict[str, float]] = {}
+    rankings: dict[str, list[str]] = {}
     latencies: list[float] = []
-    progress.stage(mode, len(dataset.queries))
+    progress.stage(name, len(dataset.queries))
     for query in dataset.queries:
         began = time.perf_counter()
-        top10 = run(query.text, 10)
+        top10 = run(query.text, 10, snippets=True)
         latencies.append((time.perf_counter() - began) * 1000)
         # The top-10 metrics and the latency use the configured candidate depth, as users get
-        # it; Recall@20 and Recall@100 ask for that many results (and at least as many
-        # candidates from each retriever) in passes that are not timed.
+        # it (snippets included); Recall@20 and Recall@100 ask for that many results (and at
+        # least as many candidates from each retriever) in passes that are not timed.
         top20 = run(query.text, 20)
         top100 = run(query.text, 100)
         relevance = dataset.qrels[query.id]
+        rankings[query.id] = [to_beir[r.doc_id] for r in top10.results]
         per_query[query.id] = _score(
-            [to_beir[r.doc_id] for r in top10.results],
+            rankings[query.id],
             [to_beir[r.doc_id] for r in top20.results],
             [to_beir[r.doc_id] for r in top100.results],
             relevance,
@@ -156,12 +171,15 @@ def _score_mode(
 
     return EvalReport(
         dataset=dataset.name,
-        mode=mode,
+        mode=name,
         queries=len(dataset.queries),
         metrics=_mean(per_query.values()),
         latency_p50_ms=percentile(latencies, 0.50),
         latency_p95_ms=percentile(latencies, 0.95),
         by_type=_by_type(dataset, per_query),
+        index_seconds=prepared.index_seconds,
+        embedded=prepared.embedded,
+        rankings=rankings,
     )
 
 

@@ -23,6 +23,7 @@ from pipelines.conversion import convert
 from pipelines.documents import ConversionFailure, Document
 from pipelines.embedding.embedder import Embedder, resolve_model_dir
 from pipelines.embedding.model_files import ModelAssemblyError, model_fingerprint
+from pipelines.embedding.passages import embedding_texts
 from pipelines.keyword.base import KeywordIndex
 from pipelines.settings import Settings
 from pipelines.sources.local import read_file
@@ -66,11 +67,6 @@ def url_candidate(url: str, space: str, max_bytes: int) -> Candidate | tuple[str
 def document_candidate(doc: Document) -> Candidate:
     """An already-converted document (a BEIR corpus row): its content hash is the change key."""
     return Candidate(doc.source_uri, doc.content_hash, lambda: doc)
-
-
-def embedding_text(doc: Document, max_chars: int) -> str:
-    """Title + leading text: one coarse vector per page fuses best with BM25 (see DESIGN.md)."""
-    return f"{doc.title}\n{doc.text}"[:max_chars]
 
 
 @dataclass
@@ -173,26 +169,44 @@ class IngestStages:
             for state in self.documents.states(space).values()
             if state.language != CJK_LANGUAGE
         }
-        return sorted(set(hashes) - self.vectors.current(hashes, self.fingerprint()))
+        return sorted(set(hashes) - self.vectors.current(hashes, self.vector_key()))
 
     def embed(self, doc_ids: Sequence[str]) -> int:
         """Embed these documents unless their current vector exists; returns how many were."""
-        docs = self.documents.get_many(doc_ids)
+        by_section = self._settings.embed_granularity == "section"
+        docs = self.documents.get_many(doc_ids, with_sections=by_section)
         hashes = {d.id: d.content_hash for d in docs.values() if d.language != CJK_LANGUAGE}
         todo = [
-            docs[i] for i in sorted(set(hashes) - self.vectors.current(hashes, self.fingerprint()))
+            docs[i] for i in sorted(set(hashes) - self.vectors.current(hashes, self.vector_key()))
         ]
         if not todo:
             return 0
         embedder = self._embedder()
-        texts = [embedding_text(doc, self._settings.embed_max_chars) for doc in todo]
-        vectors = embedder.embed_documents(texts)
+        settings = self._settings
+        texts = [
+            embedding_texts(
+                doc,
+                settings.embed_granularity,
+                max_chars=settings.embed_max_chars,
+                passage_chars=settings.embed_passage_chars,
+                max_passages=settings.embed_max_passages,
+            )
+            for doc in todo
+        ]
+        vectors = iter(embedder.embed_documents([text for doc in texts for text in doc]))
         self.vectors.upsert(
-            [(d.id, d.content_hash, v) for d, v in zip(todo, vectors, strict=True)],
-            embedder.fingerprint,
+            [
+                (doc.id, doc.content_hash, [next(vectors) for _ in doc_texts])
+                for doc, doc_texts in zip(todo, texts, strict=True)
+            ],
+            settings.vector_key(embedder.fingerprint),
             embedder.dimensions,
         )
         return len(todo)
+
+    def vector_key(self) -> str:
+        """Where this model's vectors at the configured granularity are stored."""
+        return self._settings.vector_key(self.fingerprint())
 
     def fingerprint(self) -> str:
         """The model's fingerprint from its folder, without loading it when nothing needs it."""

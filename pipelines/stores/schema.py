@@ -73,6 +73,13 @@ MIGRATIONS: tuple[str, ...] = (
         ADD COLUMN created_job_id text,
         ADD COLUMN updated_job_id text;
     """,
+    # 3: section-level embeddings: several passages per document and key (page level keeps
+    # passage 0, its one vector).
+    """
+    ALTER TABLE embeddings ADD COLUMN passage int NOT NULL DEFAULT 0;
+    ALTER TABLE embeddings DROP CONSTRAINT embeddings_pkey;
+    ALTER TABLE embeddings ADD PRIMARY KEY (document_id, model_fingerprint, passage);
+    """,
 )
 
 

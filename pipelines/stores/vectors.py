@@ -1,4 +1,5 @@
-"""Document vectors in pgvector: an HNSW (cosine) index per embedding model."""
+"""Document vectors in pgvector: an HNSW (cosine) index per embedding model and granularity
+(the key; see pipelines/embedding/passages.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,13 @@ class VectorIndex(Protocol):
     def has_vectors(self, fingerprint: str, filters: SearchFilters) -> bool: ...
 
     def search(
-        self, vector: np.ndarray, fingerprint: str, *, limit: int, filters: SearchFilters
+        self,
+        vector: np.ndarray,
+        fingerprint: str,
+        *,
+        limit: int,
+        filters: SearchFilters,
+        passages_per_document: int = 1,
     ) -> list[Hit]: ...
 
     def similarities(
@@ -55,33 +62,42 @@ class PgVectorIndex:
         self._indexed.add(fingerprint)
 
     def current(self, doc_hashes: dict[str, str], fingerprint: str) -> set[str]:
-        """Ids whose stored vector was made by this model from this content."""
+        """Ids whose stored vectors were made under this key from this content."""
         if not doc_hashes:
             return set()
         with self._db.connection() as conn:
             rows = conn.execute(
-                "SELECT document_id, content_hash FROM embeddings"
+                "SELECT DISTINCT document_id, content_hash FROM embeddings"
                 " WHERE model_fingerprint = %s AND document_id = ANY(%s)",
                 (fingerprint, list(doc_hashes)),
             ).fetchall()
         return {doc_id for doc_id, chash in rows if doc_hashes.get(doc_id) == chash}
 
     def upsert(
-        self, rows: Sequence[tuple[str, str, np.ndarray]], fingerprint: str, dimensions: int
+        self,
+        rows: Sequence[tuple[str, str, Sequence[np.ndarray]]],
+        fingerprint: str,
+        dimensions: int,
     ) -> None:
-        """Rows of (document id, content hash, vector)."""
+        """Rows of (document id, content hash, its vectors: one per passage, in order). A
+        document's previous vectors under this key are replaced, whatever their number."""
         if not rows:
             return
         self.ensure_index(fingerprint, dimensions)
         with self._db.connection() as conn, conn.transaction(), conn.cursor() as cur:
+            cur.execute(
+                "DELETE FROM embeddings WHERE model_fingerprint = %s AND document_id = ANY(%s)",
+                (fingerprint, [doc_id for doc_id, _, _ in rows]),
+            )
             cur.executemany(
-                """
-                INSERT INTO embeddings (document_id, model_fingerprint, content_hash, embedding)
-                VALUES (%s, %s, %s, %s)
-                ON CONFLICT (document_id, model_fingerprint) DO UPDATE SET
-                    content_hash = excluded.content_hash, embedding = excluded.embedding
-                """,
-                [(doc_id, fingerprint, chash, vector) for doc_id, chash, vector in rows],
+                "INSERT INTO embeddings"
+                " (document_id, model_fingerprint, passage, content_hash, embedding)"
+                " VALUES (%s, %s, %s, %s, %s)",
+                [
+                    (doc_id, fingerprint, passage, chash, vector)
+                    for doc_id, chash, vectors in rows
+                    for passage, vector in enumerate(vectors)
+                ],
             )
 
     def delete_for(self, doc_ids: Sequence[str]) -> None:
@@ -103,9 +119,18 @@ class PgVectorIndex:
         return bool(row and row[0])
 
     def search(
-        self, vector: np.ndarray, fingerprint: str, *, limit: int, filters: SearchFilters
+        self,
+        vector: np.ndarray,
+        fingerprint: str,
+        *,
+        limit: int,
+        filters: SearchFilters,
+        passages_per_document: int = 1,
     ) -> list[Hit]:
+        """The `limit` nearest documents. With several passages per document, more passages
+        are read so that enough distinct documents remain; each scores as its best passage."""
         dims = len(vector)
+        rows_wanted = limit * passages_per_document
         where, params = _filter_clause(filters)
         query = sql.SQL(
             "SELECT e.document_id, (e.embedding::vector({dims})) <=> %s AS distance"
@@ -118,23 +143,29 @@ class PgVectorIndex:
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             conn.execute(
                 sql.SQL("SET LOCAL hnsw.ef_search = {}").format(
-                    sql.Literal(max(self._ef_search, limit))
+                    sql.Literal(min(1000, max(self._ef_search, rows_wanted)))
                 )
             )
-            rows = conn.execute(query, [vector, fingerprint, *params, vector, limit]).fetchall()
+            rows = conn.execute(
+                query, [vector, fingerprint, *params, vector, rows_wanted]
+            ).fetchall()
+        best: dict[str, float] = {}
+        for doc_id, distance in rows:
+            best[doc_id] = min(float(distance), best.get(doc_id, 2.0))
         # relaxed_order may return neighbours slightly out of order: sort by the exact distance.
-        rows.sort(key=lambda row: (row[1], row[0]))
-        return [Hit(doc_id, 1.0 - float(distance)) for doc_id, distance in rows]
+        nearest = sorted(best.items(), key=lambda item: (item[1], item[0]))[:limit]
+        return [Hit(doc_id, 1.0 - distance) for doc_id, distance in nearest]
 
     def similarities(
         self, vector: np.ndarray, fingerprint: str, doc_ids: Sequence[str]
     ) -> dict[str, float]:
-        """Cosine similarity of the query to each of these documents (those with a vector)."""
+        """Cosine similarity of the query to each of these documents (those with a vector): to
+        its best passage when it has several."""
         if not doc_ids:
             return {}
         query = sql.SQL(
-            "SELECT document_id, 1 - ((embedding::vector({dims})) <=> %s) FROM embeddings"
-            " WHERE model_fingerprint = %s AND document_id = ANY(%s)"
+            "SELECT document_id, max(1 - ((embedding::vector({dims})) <=> %s)) FROM embeddings"
+            " WHERE model_fingerprint = %s AND document_id = ANY(%s) GROUP BY document_id"
         ).format(dims=sql.Literal(len(vector)))
         with self._db.connection() as conn:
             rows = conn.execute(query, [vector, fingerprint, list(doc_ids)]).fetchall()

@@ -68,9 +68,16 @@ class FakeVectors:
         self.has_vectors_calls: list[tuple[str, SearchFilters]] = []
 
     def search(
-        self, vector: np.ndarray, fingerprint: str, *, limit: int, filters: SearchFilters
+        self,
+        vector: np.ndarray,
+        fingerprint: str,
+        *,
+        limit: int,
+        filters: SearchFilters,
+        passages_per_document: int = 1,
     ) -> list[Hit]:
         self.search_calls.append((vector, fingerprint, limit, filters))
+        self.passages_per_document = passages_per_document
         return self.hits[:limit]
 
     def has_vectors(self, fingerprint: str, filters: SearchFilters) -> bool:
@@ -90,9 +97,14 @@ class FakeDocuments:
         self.calls: list[list[str]] = []
 
     def get_many(
-        self, doc_ids: Sequence[str], *, with_sections: bool = False
+        self,
+        doc_ids: Sequence[str],
+        *,
+        with_sections: bool = False,
+        text_chars: int | None = None,
     ) -> dict[str, Document]:
-        self.calls.append(list(doc_ids))
+        if doc_ids:
+            self.calls.append(list(doc_ids))
         return {d: self.documents[d] for d in doc_ids if d in self.documents}
 
 
@@ -537,7 +549,11 @@ def test_doc_missing_from_store_is_dropped(make: Callable[..., Harness]) -> None
     assert ids(response) == ["a", "d", "c"]
     assert [r.rank for r in response.results] == [1, 2, 3]
     assert response.results[0].rrf_score == pytest.approx(rrf(1, 3))
-    assert h.documents.calls == [["b", "a", "d", "c"]]
+    # BM25's top k are read while the query is embedded, the rest after fusion: each document
+    # the store has is read once.
+    asked = [doc_id for call in h.documents.calls for doc_id in call]
+    assert sorted(set(asked)) == ["a", "b", "c", "d"]
+    assert sorted(doc_id for doc_id in asked if doc_id != "b") == ["a", "c", "d"]
 
 
 def test_doc_missing_from_store_in_bm25_mode(make: Callable[..., Harness]) -> None:
