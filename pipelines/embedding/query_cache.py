@@ -41,5 +41,10 @@ class CachedQueryEmbedder:
                     self._entries.popitem(last=False)
         return vector
 
+    def clear(self) -> None:
+        """Forget every cached embedding (hit and miss counts are kept)."""
+        with self._lock:
+            self._entries.clear()
+
     def __len__(self) -> int:
         return len(self._entries)
