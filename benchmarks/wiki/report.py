@@ -815,16 +815,38 @@ def build_report(results: Path, charts: Path, base: Path) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+MARK_START = "<!-- wiki-report:start -->"
+MARK_END = "<!-- wiki-report:end -->"
+
+
+def splice(path: Path, text: str) -> None:
+    """Put the generated report between the markers, keeping the hand-written text around it."""
+    document = path.read_text(encoding="utf-8")
+    start, end = document.find(MARK_START), document.find(MARK_END)
+    if start < 0 or end < start:
+        raise SystemExit(f"{path} has no {MARK_START} ... {MARK_END} block")
+    head, tail = document[: start + len(MARK_START)], document[end:]
+    path.write_text(f"{head}\n\n{text.strip()}\n\n{tail}", encoding="utf-8")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: write the charts, print the Markdown or write it to --out."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=Path, default=Path("benchmarks/wiki/results"))
     parser.add_argument("--charts", type=Path, default=Path("docs/img/wiki"))
     parser.add_argument("--out", type=Path, help="Markdown file (default: print)")
+    parser.add_argument(
+        "--into",
+        type=Path,
+        help=f"Replace the text between {MARK_START} and {MARK_END} in this Markdown file",
+    )
     args = parser.parse_args(argv)
-    base = args.out.parent if args.out else Path("docs")
+    target = args.into or args.out
+    base = target.parent if target else Path("docs")
     text = build_report(args.results, args.charts, base)
-    if args.out:
+    if args.into:
+        splice(args.into, text)
+    elif args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text, encoding="utf-8")
     else:

@@ -298,3 +298,15 @@ def test_no_results_writes_no_charts(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["--results", str(tmp_path / "missing"), "--charts", str(charts)]) == 0
     assert "No wiki benchmark results" in capsys.readouterr().out
     assert not charts.exists()
+
+
+def test_into_replaces_only_the_marked_block(tmp_path: Path) -> None:
+    from benchmarks.wiki.report import MARK_END, MARK_START, splice
+
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text(f"# Intro\n\n{MARK_START}\nold tables\n{MARK_END}\n\n## After\n")
+    splice(doc, "### New tables\n")
+    text = doc.read_text()
+    assert "old tables" not in text
+    assert text.startswith("# Intro\n") and text.endswith("## After\n")
+    assert f"{MARK_START}\n\n### New tables\n\n{MARK_END}" in text
