@@ -119,15 +119,23 @@ class SearchService:
             use_vector = False
             notes.append("query contains CJK characters: answered by BM25 alone")
 
-        # BM25 runs on the pool while this thread embeds the query and then asks pgvector. The
-        # embedding takes longer, so the pool thread goes on to prepare BM25's top k results
-        # (documents, snippets): most of them end up in the fused list.
+        # BM25 runs on the pool while this thread embeds the query and then asks pgvector.
+        # Documents and snippets are read after fusion, on this thread: done on the pool during
+        # the embedding, their pure-Python work holds the GIL and slows the embedding more than
+        # it saves (measured: hybrid p50 19.4 ms that way, 16.9 ms this way; docs/benchmarks.md).
         bm25_future = (
-            self._executor.submit(self._bm25_and_prepare, query, depth, request, timings)
+            self._executor.submit(
+                self._timed,
+                timings,
+                "bm25_ms",
+                self._keyword.search,
+                query,
+                limit=depth,
+                filters=request.filters,
+            )
             if use_bm25
             else None
         )
-        prepared: dict[str, _Shown] = {}
         vector_hits: list[Hit] = []
         if use_vector:
             try:
@@ -152,7 +160,7 @@ class SearchService:
         bm25_hits: list[Hit] = []
         if bm25_future is not None:
             try:
-                bm25_hits, prepared = bm25_future.result()
+                bm25_hits = bm25_future.result()
             except KeywordIndexUnavailable as error:
                 if request.mode == "bm25":
                     raise
@@ -179,7 +187,7 @@ class SearchService:
             pin_ratio=pin_ratio if mode_used == "hybrid" else None,
             limit=request.k,
         )
-        results = self._results(fused, query, request.snippets, prepared)
+        results = self._results(fused, query, request.snippets)
         timings["total_ms"] = (time.perf_counter() - started) * 1000
         log.info(
             "search",
@@ -223,15 +231,6 @@ class SearchService:
             query, "hybrid", "hybrid", self._results(fused, query, request.snippets)
         )
 
-    def _bm25_and_prepare(
-        self, query: str, depth: int, request: SearchRequest, timings: dict[str, float]
-    ) -> tuple[list[Hit], dict[str, _Shown]]:
-        hits = self._timed(
-            timings, "bm25_ms", self._keyword.search, query, limit=depth, filters=request.filters
-        )
-        top = [hit.doc_id for hit in hits[: request.k]]
-        return hits, self._show(top, query, request.snippets)
-
     def _vector_search(
         self, query: str, depth: int, filters: SearchFilters, timings: dict[str, float]
     ) -> list[Hit]:
@@ -265,16 +264,10 @@ class SearchService:
             timings[key] = (time.perf_counter() - started) * 1000
 
     def _results(
-        self,
-        fused: list[FusedHit],
-        query: str,
-        with_snippets: bool = True,
-        prepared: dict[str, _Shown] | None = None,
+        self, fused: list[FusedHit], query: str, with_snippets: bool = True
     ) -> list[SearchResult]:
-        """Results in fused order, showing each document; `prepared` ones are not read again."""
-        shown = dict(prepared or {})
-        missing = [hit.doc_id for hit in fused if hit.doc_id not in shown]
-        shown.update(self._show(missing, query, with_snippets))
+        """Results in fused order, showing each document."""
+        shown = self._show([hit.doc_id for hit in fused], query, with_snippets)
         results: list[SearchResult] = []
         for hit in fused:
             doc = shown.get(hit.doc_id)

@@ -8,9 +8,9 @@ from itertools import islice
 
 from pipelines.analysis.tokenize import analyze
 
-# A sentence starts at a non-blank character and ends at . ! ? followed by white space (so
-# `ledger.replica` and `v1.2.3` stay whole), at a CJK full stop, or at a line break.
-_SENTENCE = re.compile(r"\S(?:[^.!?。！？\n]|[.!?](?!\s))*(?:[.!?](?=\s)|[。！？]|\n|$)")
+# A sentence ends at . ! ? followed by white space (so `ledger.replica` and `v1.2.3` stay whole),
+# at a CJK full stop, or at a line break; group 1 is the end, then the gap to the next sentence.
+_SENTENCE_END = re.compile(r"([.!?](?=\s)|[。！？]|\n)\s*")
 _MAX_SENTENCES = 400
 
 
@@ -41,8 +41,15 @@ def snippet(text: str, query: str, max_chars: int = 240) -> str:
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
-    """(start, end) of the first sentences that are not blank."""
-    return [m.span() for m in islice(_SENTENCE.finditer(text), _MAX_SENTENCES)]
+    """(start, end) of the first sentences that are not blank. Only the ends are searched for,
+    in one pass of the regex engine: this runs on every result of every search."""
+    first = len(text) - len(text.lstrip())
+    found = list(islice(_SENTENCE_END.finditer(text, first), _MAX_SENTENCES))
+    starts = [first, *(match.end() for match in found)]
+    spans = list(zip(starts, [match.end(1) for match in found], strict=False))
+    if len(spans) < _MAX_SENTENCES and starts[-1] < len(text):
+        spans.append((starts[-1], len(text)))
+    return spans
 
 
 def _candidate_sentences(
