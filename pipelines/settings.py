@@ -11,7 +11,7 @@ import platformdirs
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from pipelines.embedding.passages import vector_key
+from pipelines.embedding.passages import Granularity, vector_key
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -36,7 +36,7 @@ class Settings(BaseSettings):
     embed_max_chars: int = Field(default=2000, ge=100)
     # page: one vector per document (title + leading text); section: one per passage of each
     # section, a document scoring as its best passage (see pipelines/embedding/passages.py).
-    embed_granularity: Literal["page", "section"] = "page"
+    embed_granularity: Granularity = "page"
     embed_passage_chars: int = Field(default=1000, ge=100)
     embed_max_passages: int = Field(default=64, ge=1)
     candidates: int = Field(default=20, ge=1, le=1000)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pipelines.evaluation.beir import load_dataset
 from pipelines.evaluation.metrics import recall_at
-from pipelines.fusion import PIN_DEPTH, Hit, fuse, should_pin
+from pipelines.fusion import PIN_DEPTH, RRF_K, Hit, fuse, should_pin
 from pipelines.logging import configure_logging
 from pipelines.runtime import EmbeddedRuntime, Runtime
 from pipelines.search.filters import SearchFilters
@@ -38,11 +38,11 @@ Variant = Callable[[Lists], list[str]]
 def rrf_many(
     lists: Sequence[Sequence[Hit]], bm25: Sequence[Hit], pin_ratio: float | None
 ) -> list[str]:
-    """RRF (k=60) over any number of lists, with the BM25 pin applied as in the product."""
+    """RRF over any number of lists, with the BM25 pin applied as in the product."""
     scores: dict[str, float] = {}
     for hits in lists:
         for rank, hit in enumerate(hits, 1):
-            scores[hit.doc_id] = scores.get(hit.doc_id, 0.0) + 1 / (60 + rank)
+            scores[hit.doc_id] = scores.get(hit.doc_id, 0.0) + 1 / (RRF_K + rank)
     order = sorted(scores, key=lambda doc_id: (-scores[doc_id], doc_id))
     if pin_ratio is not None and should_pin(bm25, pin_ratio):
         pinned = [hit.doc_id for hit in bm25[:PIN_DEPTH]]

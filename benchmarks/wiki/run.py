@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 from pipelines.evaluation.runner import EVAL_MODES, EvalReport, Runner, prepare, score
 from pipelines.ingest.progress import Progress
@@ -43,43 +44,58 @@ def hybrid_with(*, pin_ratio: float | None = None, candidates: int | None = None
     return answer
 
 
-def page_runs() -> dict[str, Runner]:
-    runs = {mode: EVAL_MODES[mode] for mode in MODES}
-    runs.update({f"hybrid pin={ratio}": hybrid_with(pin_ratio=ratio) for ratio in PIN_RATIOS})
-    runs.update({f"hybrid N={depth}": hybrid_with(candidates=depth) for depth in DEPTHS})
+@dataclass(frozen=True)
+class Run:
+    """One scored configuration: how it answers, and what it changes from the defaults."""
+
+    answer: Runner
+    mode: str
+    pin_ratio: float | Literal["default"] | None = "default"
+    candidates: int | None = None
+
+    def config(self, settings: Settings, granularity: str) -> dict[str, object]:
+        return {
+            "mode": self.mode,
+            "pin_ratio": settings.pin_ratio if self.pin_ratio == "default" else self.pin_ratio,
+            "candidates": self.candidates or settings.candidates,
+            "granularity": granularity,
+        }
+
+
+def page_runs() -> dict[str, Run]:
+    runs = {
+        "bm25": Run(EVAL_MODES["bm25"], "bm25", None),
+        "vector": Run(EVAL_MODES["vector"], "vector", None),
+        "rrf": Run(EVAL_MODES["rrf"], "hybrid", None),
+        "hybrid": Run(EVAL_MODES["hybrid"], "hybrid"),
+        "rerank": Run(EVAL_MODES["rerank"], "rerank", None),
+    }
+    for ratio in PIN_RATIOS:
+        runs[f"hybrid pin={ratio}"] = Run(hybrid_with(pin_ratio=ratio), "hybrid", ratio)
+    for depth in DEPTHS:
+        runs[f"hybrid N={depth}"] = Run(hybrid_with(candidates=depth), "hybrid", candidates=depth)
     return runs
 
 
-def run_config(name: str, settings: Settings, granularity: str) -> dict[str, object]:
-    mode = name.split()[0]
-    config: dict[str, object] = {
-        "mode": "hybrid" if mode == "rrf" else mode,
-        "pin_ratio": None if mode in ("bm25", "vector", "rrf", "rerank") else settings.pin_ratio,
-        "candidates": settings.candidates,
-        "granularity": granularity,
-    }
-    for part in name.split()[1:]:
-        if part.startswith("pin="):
-            config["pin_ratio"] = float(part[4:])
-        elif part.startswith("N="):
-            config["candidates"] = int(part[2:])
-    return config
+def section_runs(page: dict[str, Run]) -> dict[str, Run]:
+    return {f"{mode} sections": page[mode] for mode in SECTION_MODES}
 
 
 def measure_size(
     folder: Path, runtime: Runtime, sections: Runtime | None, progress: Progress
 ) -> tuple[dict[str, object], dict[str, dict[str, list[str]]]]:
     """Every run on one wiki size: its results file and its rankings."""
-    reports: dict[str, tuple[EvalReport, str]] = {}
+    reports: dict[str, tuple[EvalReport, Run, str]] = {}
+    runs = page_runs()
     prepared = prepare(folder, runtime.ingest, "test", embed=True, progress=progress)
-    for name, answer in page_runs().items():
-        reports[name] = (score(prepared, runtime.search, name, answer, progress), "page")
+    for name, run in runs.items():
+        report = score(prepared, runtime.search, name, run.answer, progress)
+        reports[name] = (report, run, "page")
     if sections is not None:
         prepared = prepare(folder, sections.ingest, "test", embed=True, progress=progress)
-        for mode in SECTION_MODES:
-            name = f"{mode} sections"
-            report = score(prepared, sections.search, name, EVAL_MODES[mode], progress)
-            reports[name] = (report, "section")
+        for name, run in section_runs(runs).items():
+            report = score(prepared, sections.search, name, run.answer, progress)
+            reports[name] = (report, run, "section")
     settings = runtime.settings
     results: dict[str, object] = {
         "size": folder.name,
@@ -93,11 +109,11 @@ def measure_size(
             "max_passages": settings.embed_max_passages,
         },
         "runs": {
-            name: {"config": run_config(name, settings, granularity), **report.as_json()}
-            for name, (report, granularity) in reports.items()
+            name: {"config": run.config(settings, granularity), **report.as_json()}
+            for name, (report, run, granularity) in reports.items()
         },
     }
-    return results, {name: report.rankings for name, (report, _) in reports.items()}
+    return results, {name: report.rankings for name, (report, _, _) in reports.items()}
 
 
 class PrintedProgress:

@@ -62,16 +62,6 @@ class SearchResult:
     pinned: bool
 
 
-@dataclass(frozen=True)
-class _Shown:
-    """What a result shows of its document."""
-
-    title: str
-    source_uri: str
-    space: str
-    snippet: str
-
-
 @dataclass
 class SearchResponse:
     query: str
@@ -266,11 +256,12 @@ class SearchService:
     def _results(
         self, fused: list[FusedHit], query: str, with_snippets: bool = True
     ) -> list[SearchResult]:
-        """Results in fused order, showing each document."""
-        shown = self._show([hit.doc_id for hit in fused], query, with_snippets)
+        docs = self._documents.get_many(
+            [hit.doc_id for hit in fused], text_chars=_SNIPPET_SOURCE_CHARS
+        )
         results: list[SearchResult] = []
         for hit in fused:
-            doc = shown.get(hit.doc_id)
+            doc = docs.get(hit.doc_id)
             if doc is None:  # deleted between the index read and now
                 continue
             results.append(
@@ -280,7 +271,7 @@ class SearchService:
                     title=doc.title,
                     source_uri=doc.source_uri,
                     space=doc.space,
-                    snippet=doc.snippet,
+                    snippet=snippet(doc.text, query) if with_snippets else "",
                     rrf_score=hit.rrf_score,
                     bm25_rank=hit.bm25_rank,
                     bm25_score=hit.bm25_score,
@@ -290,15 +281,3 @@ class SearchService:
                 )
             )
         return results
-
-    def _show(self, doc_ids: list[str], query: str, with_snippets: bool) -> dict[str, _Shown]:
-        docs = self._documents.get_many(doc_ids, text_chars=_SNIPPET_SOURCE_CHARS)
-        return {
-            doc_id: _Shown(
-                doc.title,
-                doc.source_uri,
-                doc.space,
-                snippet(doc.text, query) if with_snippets else "",
-            )
-            for doc_id, doc in docs.items()
-        }

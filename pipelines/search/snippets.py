@@ -66,12 +66,13 @@ def _candidate_sentences(
         per_probe[probe] = per_probe.get(probe, 0) + 1
     pattern = re.compile("|".join(re.escape(p) for p in sorted(per_probe, key=len, reverse=True)))
     ends = [end for _, end in spans]
-    found: dict[int, set[str]] = {}
-    for match in pattern.finditer(text[: ends[-1]].lower()):
-        found.setdefault(bisect_right(ends, match.start()), set()).add(match.group())
-    bounds = [
-        (sum(per_probe[probe] for probe in probes), index)
-        for index, probes in found.items()
-        if index < len(spans)
-    ]
+    lowered = text[: ends[-1]].lower()
+    found = {bisect_right(ends, match.start()) for match in pattern.finditer(lowered)}
+    bounds = []
+    for index in found:
+        if index < len(spans):
+            # Counted per sentence, not from the matches: a probe inside a longer one's match
+            # (with "lag" in "flagged") is not reported by the alternation.
+            sentence = lowered[spans[index][0] : spans[index][1]]
+            bounds.append((sum(n for probe, n in per_probe.items() if probe in sentence), index))
     return sorted(bounds, key=lambda pair: (-pair[0], pair[1]))

@@ -131,3 +131,9 @@ def test_the_best_sentence_wins_even_when_a_weaker_one_comes_first() -> None:
     assert snippet(" ".join(sentences), "replica lag health", max_chars=40) == (
         "Replica lag health is the answer."
     )
+
+
+def test_overlapping_cjk_terms_both_count() -> None:
+    # 数据库 gives the bigrams 数据 and 据库, which overlap in the text: the second sentence
+    # shares both and wins over the first, which shares only 数据.
+    assert snippet("数据很多。数据库很大。", "数据库", max_chars=6) == "数据库很大。"
